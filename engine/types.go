@@ -1,0 +1,206 @@
+// Package engine validates a spec, runs its hypotheses through a Sandbox,
+// ranks the results and reports them. It knows nothing of terminals or of
+// how a sandbox isolates a run: main wires a Sandbox (overlay or in-place)
+// and consumers of the event stream (headless printers, the TUI, the
+// snapshot store).
+package engine
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+)
+
+// Spec is the JSON document of DESIGN.md §2, as decoded (unknown fields are
+// refused by the decoder).
+type Spec struct {
+	Hypotheses []SpecHyp         `json:"hypotheses"`
+	Command    []string          `json:"command,omitempty"`
+	Timeout    string            `json:"timeout,omitempty"`
+	Jobs       int               `json:"jobs,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	Net        string            `json:"net,omitempty"`
+	Tmp        string            `json:"tmp,omitempty"`
+	JUnit      string            `json:"junit,omitempty"`
+}
+
+// SpecHyp is one hypothesis as written in a spec.
+type SpecHyp struct {
+	Name   string     `json:"name"`
+	Base   string     `json:"base,omitempty"`
+	Edits  []SpecEdit `json:"edits,omitempty"`
+	Delete []string   `json:"delete,omitempty"`
+	Patch  string     `json:"patch,omitempty"`
+}
+
+// SpecEdit replaces (or creates) one file. Exactly one of File, Content and
+// ContentBase64 is set.
+type SpecEdit struct {
+	Path          string  `json:"path"`
+	File          string  `json:"file,omitempty"`
+	Content       *string `json:"content,omitempty"`
+	ContentBase64 *string `json:"content_base64,omitempty"`
+	Mode          string  `json:"mode,omitempty"`
+}
+
+// Hypothesis is a validated hypothesis: the final content of every file it
+// changes, relative to the checkout, and the paths it deletes.
+type Hypothesis struct {
+	Name    string
+	Files   []File   // sorted by Path
+	Deletes []string // sorted; workspace-relative, '/'-separated
+}
+
+// IsBaseline reports whether the hypothesis changes nothing.
+func (h Hypothesis) IsBaseline() bool { return len(h.Files) == 0 && len(h.Deletes) == 0 }
+
+// File is one file a hypothesis writes.
+type File struct {
+	Path    string // workspace-relative, '/'-separated
+	Content []byte
+	Mode    os.FileMode // permission bits (and nothing else)
+}
+
+// Job is what a Sandbox runs: one hypothesis's command in a view of the
+// workspace that holds the hypothesis's files.
+type Job struct {
+	Workspace string // absolute path of the checkout
+	Subdir    string // '/'-separated, relative to Workspace; "" for the root
+	Hyp       Hypothesis
+	Command   []string
+	Env       []string  // complete environment of the command
+	Net       string    // "host" or "isolated"
+	Tmp       string    // "shared" or "private"
+	Output    io.Writer // receives stdout and stderr, merged
+	// Collect names files (workspace-relative) the command may write that
+	// the engine wants to read after the command ends, e.g. a JUnit report.
+	Collect []string
+	// KeepDir, when set, is where the sandbox leaves what the command wrote
+	// (overlay: the upper directory) instead of removing it.
+	KeepDir string
+}
+
+// Outcome is what a Sandbox reports about one finished Job. When ctx ends
+// first, the sandbox must have ended every process of the job before it
+// returns (the engine decides whether that was a timeout or a cancel).
+type Outcome struct {
+	ExitCode  int               // the command's exit status; -1 when killed by a signal
+	Signal    string            // the signal that ended it, if any
+	Collected map[string][]byte // contents of Job.Collect entries the command wrote
+}
+
+// Sandbox isolates one hypothesis's run. overlay and inplace implement it.
+type Sandbox interface {
+	// Mode is "overlay" or "inplace", as reported.
+	Mode() string
+	// Parallel reports whether several jobs may run at once.
+	Parallel() bool
+	// Run runs the job to completion or until ctx ends. An error means the
+	// sandbox itself failed (not the command); it is reported as status
+	// "error" with the error's text.
+	Run(ctx context.Context, job Job) (Outcome, error)
+}
+
+// Status values of a hypothesis result.
+const (
+	StatusQueued    = "queued"
+	StatusRunning   = "running"
+	StatusPassed    = "passed"
+	StatusFailed    = "failed"
+	StatusTimedOut  = "timed_out"
+	StatusError     = "error"
+	StatusCancelled = "cancelled"
+)
+
+// Tests is the test summary of one hypothesis (nil when no runner was
+// recognised).
+type Tests struct {
+	Framework string `json:"framework"`
+	Passed    int    `json:"passed"`
+	Failed    int    `json:"failed"`
+	Skipped   int    `json:"skipped"`
+}
+
+// Result is one hypothesis in the report (shadow.report/v1).
+type Result struct {
+	Name         string   `json:"name"`
+	Rank         int      `json:"rank"`
+	Status       string   `json:"status"`
+	ExitCode     *int     `json:"exit_code"`
+	DurationMS   int64    `json:"duration_ms"`
+	Tests        *Tests   `json:"tests"`
+	Fixed        []string `json:"fixed"`
+	Broken       []string `json:"broken"`
+	ChangedLines int      `json:"changed_lines"`
+	Files        []string `json:"files"`
+	Deleted      []string `json:"deleted,omitempty"`
+	Diff         string   `json:"diff"`
+	OutputTail   string   `json:"output_tail"`
+	OutputBytes  int64    `json:"output_bytes"`
+	Log          string   `json:"log"`
+	Error        *string  `json:"error"`
+
+	// Per-test outcomes, used for fixed/broken; not part of the JSON.
+	passedTests map[string]bool
+	failedTests map[string]bool
+}
+
+// Report is the whole run (shadow.report/v1). Hypotheses are in rank order.
+type Report struct {
+	Schema     string    `json:"schema"`
+	Run        string    `json:"run"`
+	Workspace  string    `json:"workspace"`
+	Subdir     string    `json:"subdir"`
+	Command    []string  `json:"command"`
+	Mode       string    `json:"mode"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	Winner     *string   `json:"winner"`
+	Stale      bool      `json:"stale"`
+	StalePaths []string  `json:"stale_paths"`
+	Applied    []string  `json:"applied"`
+	Cancelled  bool      `json:"cancelled,omitempty"`
+	Hypotheses []*Result `json:"hypotheses"`
+}
+
+// Schemas of the documents shadow writes.
+const (
+	ReportSchema = "shadow.report/v1"
+	EventSchema  = "shadow.event/v1"
+)
+
+// Event kinds.
+const (
+	KindRunStarted  = "run_started"
+	KindHypStarted  = "hyp_started"
+	KindOutput      = "output"
+	KindTests       = "tests"
+	KindHypFinished = "hyp_finished"
+	KindRunFinished = "run_finished"
+)
+
+// Event is one line of the shadow.event/v1 stream.
+type Event struct {
+	Schema string    `json:"schema"`
+	Seq    int64     `json:"seq"`
+	Time   time.Time `json:"time"`
+	Run    string    `json:"run"`
+	Kind   string    `json:"kind"`
+
+	// run_started
+	Hypotheses []string `json:"hypotheses,omitempty"`
+	Mode       string   `json:"mode,omitempty"`
+	Command    []string `json:"command,omitempty"`
+	Workspace  string   `json:"workspace,omitempty"`
+	Jobs       int      `json:"jobs,omitempty"`
+
+	// hyp_started, output, tests, hyp_finished
+	Hyp    string  `json:"hyp,omitempty"`
+	Text   string  `json:"text,omitempty"`
+	Tests  *Tests  `json:"tests,omitempty"`
+	Result *Result `json:"result,omitempty"`
+
+	// run_finished
+	Report *Report `json:"report,omitempty"`
+}

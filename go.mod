@@ -1,0 +1,3 @@
+module github.com/shadow-dev/shadow
+
+go 1.26.8
