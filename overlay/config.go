@@ -1,0 +1,41 @@
+// Package overlay runs a hypothesis in an overlayfs view of the workspace,
+// mounted at the workspace's own path inside new user, mount and PID
+// namespaces, so build caches stay warm and nothing outside sees it.
+//
+// The parent (Sandbox.Run) prepares upper/ and work/ and re-executes the
+// binary as a hidden init (MaybeInit, dispatched first in main). The init
+// becomes PID 1 of the new PID namespace, mounts, starts the command and
+// reaps; when it exits the kernel ends every process left in the namespace.
+package overlay
+
+// initArg0 is argv[0] of the re-executed binary; MaybeInit dispatches on it.
+const initArg0 = "shadow-sandbox-init"
+
+// configEnv carries the init's configuration (JSON); the init removes it
+// from the environment before starting the command.
+const configEnv = "SHADOW_SANDBOX_CONFIG"
+
+// initConfig is what the parent tells the init.
+type initConfig struct {
+	Lower   string   `json:"lower"`   // the workspace: lowerdir and mount point
+	Upper   string   `json:"upper"`   // the hypothesis's upper dir
+	Work    string   `json:"work"`    // overlayfs work dir
+	Options []string `json:"options"` // overlay option sets to try, in order, e.g. "userxattr,volatile"
+	Deletes []string `json:"deletes"` // workspace-relative paths removed inside the mount (whiteouts)
+	Dir     string   `json:"dir"`     // absolute working directory of the command
+	Argv    []string `json:"argv"`
+	Net     string   `json:"net"` // "isolated": bring lo up in the new network namespace
+	Tmp     string   `json:"tmp"` // "private": a fresh tmpfs on /tmp
+	Probe   bool     `json:"probe"`
+}
+
+// initStatus is what the init reports back on fd 3 when it exits normally.
+type initStatus struct {
+	Stage   string `json:"stage,omitempty"` // step that failed, when Error is set
+	Error   string `json:"error,omitempty"`
+	Errno   string `json:"errno,omitempty"`
+	Exit    int    `json:"exit"`
+	Signal  string `json:"signal,omitempty"`
+	Options string `json:"options,omitempty"` // the overlay option set that mounted
+	Proc    bool   `json:"proc"`             // a fresh /proc was mounted
+}

@@ -1,0 +1,48 @@
+//go:build !linux
+
+package overlay
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// Overlay shadows need Linux namespaces and overlayfs; elsewhere the probe
+// says so and auto mode falls back to in-place runs.
+
+func MaybeInit() {}
+
+type Sandbox struct{}
+
+func New(base string, options []string) *Sandbox { return &Sandbox{} }
+func (s *Sandbox) Mode() string                   { return "overlay" }
+func (s *Sandbox) Parallel() bool                 { return true }
+func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
+	return engine.Outcome{ExitCode: -1}, errors.New("overlay mode needs Linux")
+}
+
+type Verdict struct {
+	Mode    string   `json:"mode"`
+	Reason  string   `json:"reason"`
+	Stage   string   `json:"stage,omitempty"`
+	Errno   string   `json:"errno,omitempty"`
+	Fix     string   `json:"fix,omitempty"`
+	Options []string `json:"options,omitempty"`
+	Proc    bool     `json:"fresh_proc"`
+	UserNS  bool     `json:"user_namespace"`
+	Upper   string   `json:"upper_dir"`
+	BootID  string   `json:"boot_id,omitempty"`
+	Version string   `json:"version,omitempty"`
+	Cached  bool     `json:"cached"`
+}
+
+func Probe(base string) Verdict {
+	return Verdict{Mode: "inplace", Reason: "overlayfs and user namespaces need Linux", Fix: "shadow runs hypotheses one at a time in place here", Upper: base}
+}
+
+func CachedProbe(base, cacheFile, version string) Verdict { return Probe(base) }
+
+func RemoveTree(dir string) error { return os.RemoveAll(dir) }

@@ -1,0 +1,290 @@
+package overlay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// Sandbox runs jobs in overlay shadows. Its zero value is not usable: make
+// one with New.
+type Sandbox struct {
+	base    string   // where per-job upper/work dirs are made
+	options []string // overlay option sets to try, best first
+}
+
+// New returns a sandbox that keeps per-job directories under base (which
+// must be on a filesystem overlayfs accepts as upper, outside any workspace
+// it will shadow). options, when non-empty, is the probe's verdict of which
+// mount options work here.
+func New(base string, options []string) *Sandbox {
+	if len(options) == 0 {
+		options = defaultOptions()
+	}
+	return &Sandbox{base: base, options: options}
+}
+
+// defaultOptions lists overlay option sets from best to most compatible.
+// volatile (Linux 5.10) skips the sync of the upper fs on every mount and
+// unmount, which is pure cost for a throw-away upper dir; userxattr (5.11)
+// lets overlayfs keep its xattrs in user.* inside a user namespace, where
+// trusted.* is not writable.
+func defaultOptions() []string {
+	if os.Geteuid() == 0 {
+		return []string{"volatile", ""}
+	}
+	return []string{"userxattr,volatile", "userxattr", "volatile", ""}
+}
+
+func (s *Sandbox) Mode() string   { return "overlay" }
+func (s *Sandbox) Parallel() bool { return true }
+
+// Run implements engine.Sandbox.
+func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
+	out := engine.Outcome{ExitCode: -1}
+	if err := checkOutside(s.base, job.Workspace); err != nil {
+		return out, err
+	}
+	if err := os.MkdirAll(s.base, 0o700); err != nil {
+		return out, fmt.Errorf("create sandbox directory %s: %w", s.base, err)
+	}
+	dir, err := os.MkdirTemp(s.base, "hyp-")
+	if err != nil {
+		return out, fmt.Errorf("create sandbox directory in %s: %w", s.base, err)
+	}
+	// Registered before anything can fail half-way: the upper dir may hold
+	// whiteouts and directories the command made unwritable.
+	defer RemoveTree(dir)
+	upper, work := filepath.Join(dir, "upper"), filepath.Join(dir, "work")
+	for _, d := range []string{upper, work} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return out, err
+		}
+	}
+	// The upper root's attributes become the merged root's: match the
+	// workspace's mode so the command sees the directory it expects.
+	if fi, err := os.Stat(job.Workspace); err == nil {
+		_ = os.Chmod(upper, fi.Mode().Perm())
+	}
+	if err := writeUpper(job.Workspace, upper, job.Hyp.Files); err != nil {
+		return out, err
+	}
+	cfg := initConfig{
+		Lower: job.Workspace, Upper: upper, Work: work, Options: s.options,
+		Deletes: job.Hyp.Deletes, Dir: filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir)),
+		Argv: job.Command, Net: job.Net, Tmp: job.Tmp,
+	}
+	st, err := startInit(ctx, cfg, job.Env, job.Output)
+	if err != nil {
+		return out, err
+	}
+	if st != nil {
+		out.ExitCode, out.Signal = st.Exit, st.Signal
+	}
+	out.Collected = collect(upper, job.Collect)
+	if job.KeepDir != "" {
+		if err := os.MkdirAll(filepath.Dir(job.KeepDir), 0o700); err == nil {
+			_ = os.Rename(upper, job.KeepDir)
+		}
+	}
+	return out, nil
+}
+
+// writeUpper places the hypothesis's files in the upper dir before the
+// mount, so the merged view holds them from the first instant. Parent
+// directories copy the workspace's modes: overlayfs shows the upper
+// directory's attributes for a merged directory.
+func writeUpper(workspace, upper string, files []engine.File) error {
+	for _, f := range files {
+		rel := filepath.FromSlash(f.Path)
+		parts := strings.Split(filepath.Dir(rel), string(filepath.Separator))
+		cur := ""
+		for _, p := range parts {
+			if p == "." {
+				break
+			}
+			cur = filepath.Join(cur, p)
+			mode := os.FileMode(0o755)
+			if fi, err := os.Stat(filepath.Join(workspace, cur)); err == nil && fi.IsDir() {
+				mode = fi.Mode().Perm()
+			}
+			if err := os.Mkdir(filepath.Join(upper, cur), mode|0o700); err != nil && !errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("prepare %s in upper dir: %w", cur, err)
+			}
+			if mode&0o700 != 0o700 {
+				defer os.Chmod(filepath.Join(upper, cur), mode)
+			}
+		}
+		p := filepath.Join(upper, rel)
+		if err := os.WriteFile(p, f.Content, 0o600); err != nil {
+			return fmt.Errorf("write %s to upper dir: %w", f.Path, err)
+		}
+		// Chmod after writing: WriteFile's mode is masked by the umask.
+		if err := os.Chmod(p, f.Mode.Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startInit re-executes this binary as the sandbox init and waits for it.
+// It returns the init's status, or nil when the init was killed (timeout,
+// cancel) before it could report.
+func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writer) (*initStatus, error) {
+	cfgJSON, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer statusR.Close()
+
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{initArg0}
+	cmd.Env = append(append([]string{}, env...), configEnv+"="+string(cfgJSON))
+	cmd.Stdout, cmd.Stderr = output, output
+	cmd.ExtraFiles = []*os.File{statusW}
+	cmd.SysProcAttr = sysProcAttr(cfg.Net == "isolated")
+	// Processes the command left behind die with the PID namespace when the
+	// init exits, which closes the output pipe; WaitDelay only guards
+	// against the unexpected.
+	cmd.WaitDelay = 5 * time.Second
+
+	// PR_SET_PDEATHSIG fires when the thread that forked the child exits
+	// (prctl(2)), so the forking goroutine keeps its thread until Wait
+	// returns.
+	type result struct {
+		st  *initStatus
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			statusW.Close()
+			done <- result{nil, startError(err)}
+			return
+		}
+		statusW.Close()
+		waited := make(chan error, 1)
+		go func() { waited <- cmd.Wait() }()
+		var werr error
+		select {
+		case werr = <-waited:
+		case <-ctx.Done():
+			// SIGKILL to PID 1 of a PID namespace kills every process in
+			// it (pid_namespaces(7)).
+			_ = cmd.Process.Kill()
+			werr = <-waited
+		}
+		raw, _ := io.ReadAll(statusR)
+		var st initStatus
+		if len(bytes.TrimSpace(raw)) == 0 {
+			if ctx.Err() != nil {
+				done <- result{nil, nil}
+				return
+			}
+			done <- result{nil, fmt.Errorf("sandbox init ended without a report: %v", werr)}
+			return
+		}
+		if err := json.Unmarshal(raw, &st); err != nil {
+			done <- result{nil, fmt.Errorf("sandbox init report unreadable: %v", err)}
+			return
+		}
+		if st.Error != "" {
+			done <- result{&st, &InitError{Stage: st.Stage, Msg: st.Error, Errno: st.Errno}}
+			return
+		}
+		done <- result{&st, nil}
+	}()
+	r := <-done
+	return r.st, r.err
+}
+
+// sysProcAttr asks for new mount and PID namespaces, plus a user namespace
+// mapping only the caller's own uid and gid when not root, so the command
+// sees the same ids as outside. The init gets what mounting needs as
+// ambient capabilities so they survive its execve (capabilities(7)), and
+// clears them before starting the command. overlayfs does its upper-dir work
+// with the mounter's credentials and probes the work dir, which it creates
+// with mode 000, at mount time: without CAP_DAC_OVERRIDE the mount fails with
+// EACCES ("upper fs does not support tmpfile"); FOWNER, CHOWN and FSETID let
+// copy-up keep owners and modes; NET_ADMIN brings lo up for --net isolated.
+func sysProcAttr(isolatedNet bool) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	if isolatedNet {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if uid := os.Geteuid(); uid != 0 {
+		gid := os.Getegid()
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_CHOWN, unix.CAP_FSETID, unix.CAP_MKNOD, unix.CAP_NET_ADMIN}
+	}
+	return attr
+}
+
+// collect reads the named files from the upper dir: only what the command
+// wrote counts, never a stale copy in the workspace.
+func collect(upper string, paths []string) map[string][]byte {
+	if len(paths) == 0 {
+		return nil
+	}
+	got := map[string][]byte{}
+	for _, p := range paths {
+		if b, err := os.ReadFile(filepath.Join(upper, filepath.FromSlash(p))); err == nil {
+			got[p] = b
+		}
+	}
+	return got
+}
+
+// checkOutside refuses a sandbox dir inside the workspace: overlayfs
+// refuses an upper dir inside its own lower dir, and it would show up in
+// the hypothesis's view.
+func checkOutside(base, workspace string) error {
+	rel, err := filepath.Rel(workspace, base)
+	if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("sandbox directory %s is inside the workspace %s: set XDG_STATE_HOME to a directory outside it", base, workspace)
+	}
+	return nil
+}
+
+// InitError is a failure of the sandbox set-up inside the namespaces.
+type InitError struct {
+	Stage string // which step: "mount overlay on /ws", "make / private", ...
+	Msg   string
+	Errno string
+}
+
+func (e *InitError) Error() string { return "sandbox: " + e.Stage + ": " + e.Msg }
+
+// startError turns a failure to create the namespaces into advice.
+func startError(err error) error {
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EINVAL) {
+		return &InitError{Stage: "create namespaces", Msg: err.Error() + " (user namespaces are unavailable: see `shadow probe`)", Errno: errnoName(err)}
+	}
+	return fmt.Errorf("start sandbox: %w", err)
+}
