@@ -1,0 +1,459 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// PatchChange is the result of a patch on one file.
+type PatchChange struct {
+	Path    string // as named by the patch, a/ or b/ prefix removed
+	Content []byte // the file's new content (nil when Deleted)
+	Deleted bool
+	// Mode holds the permission bits of a git "new file mode" or "new mode"
+	// line, 0 when the patch names none (the caller keeps the existing mode).
+	Mode os.FileMode
+}
+
+// ApplyPatch applies a unified diff (as `git diff` or `diff -u` prints it) to
+// the files it names. read returns the current content of a path as the
+// patch names it (exists=false if absent); its errors are returned wrapped.
+// Nothing is written: the caller gets the new contents.
+func ApplyPatch(patch string, read func(path string) (content []byte, exists bool, err error)) ([]PatchChange, error) {
+	files, err := parsePatch(patch)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("patch holds no file diff")
+	}
+	// A patch may name a file twice (concatenated diffs): later sections
+	// apply on top of earlier ones, so keep the state of each path.
+	state := map[string]*PatchChange{}
+	var order []string
+	for _, f := range files {
+		cur, seen := state[f.path]
+		var content []byte
+		var exists bool
+		if seen {
+			content, exists = cur.Content, !cur.Deleted
+		} else {
+			content, exists, err = read(f.path)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.path, err)
+			}
+			order = append(order, f.path)
+		}
+		ch, err := f.apply(content, exists)
+		if err != nil {
+			return nil, err
+		}
+		state[f.path] = ch
+	}
+	changes := make([]PatchChange, 0, len(order))
+	for _, p := range order {
+		changes = append(changes, *state[p])
+	}
+	return changes, nil
+}
+
+// filePatch is one file's section of a patch.
+type filePatch struct {
+	path   string
+	create bool // old side is /dev/null or "new file mode"
+	delete bool // new side is /dev/null or "deleted file mode"
+	mode   os.FileMode
+	hunks  []hunk
+}
+
+type hunk struct {
+	oldStart, oldCount, newStart, newCount int
+	lines                                  []hunkLine
+}
+
+// hunkLine keeps its line terminator as in the file ("\n", "\r\n", or none
+// after a "\ No newline at end of file" marker) so that comparisons and the
+// rebuilt file are byte-exact, CRLF included.
+type hunkLine struct {
+	op   byte // ' ', '-', '+'
+	text string
+}
+
+var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+
+// splitLines splits s into lines that keep their "\n"; the last one may lack it.
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+// header returns a header line without its terminator (CR included, for
+// patches that went through a CRLF conversion).
+func header(l string) string { return strings.TrimRight(l, "\r\n") }
+
+func parsePatch(patch string) ([]*filePatch, error) {
+	lines := splitLines(patch)
+	var files []*filePatch
+	i := 0
+	for i < len(lines) {
+		l := header(lines[i])
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			f, next, err := parseGitSection(lines, i)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+			i = next
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			f := &filePatch{}
+			next, err := f.parseNames(lines, i)
+			if err != nil {
+				return nil, err
+			}
+			if next, err = f.parseHunks(lines, next); err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+			i = next
+		default:
+			// Text outside file sections (a commit message, "Only in",
+			// "diff -u a b" command lines) is ignored, as patch does.
+			i++
+		}
+	}
+	return files, nil
+}
+
+func parseGitSection(lines []string, i int) (*filePatch, int, error) {
+	f := &filePatch{}
+	hdr := strings.TrimPrefix(header(lines[i]), "diff --git ")
+	f.path = gitHeaderPath(hdr)
+	i++
+	for ; i < len(lines); i++ {
+		l := header(lines[i])
+		var err error
+		switch {
+		case strings.HasPrefix(l, "new file mode "):
+			f.create = true
+			f.mode, err = gitMode(l, "new file mode ")
+		case strings.HasPrefix(l, "deleted file mode "):
+			f.delete = true
+		case strings.HasPrefix(l, "new mode "):
+			f.mode, err = gitMode(l, "new mode ")
+		case strings.HasPrefix(l, "old mode "), strings.HasPrefix(l, "index "),
+			strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "):
+		case strings.HasPrefix(l, "rename "), strings.HasPrefix(l, "copy "):
+			return nil, 0, fmt.Errorf("patch renames or copies %s: not supported, write the new file as an edit and delete the old one", orHeader(f.path, hdr))
+		case strings.HasPrefix(l, "Binary files "), l == "GIT binary patch":
+			return nil, 0, fmt.Errorf("patch changes binary file %s: not supported, use an edit with content_base64", orHeader(f.path, hdr))
+		case strings.HasPrefix(l, "--- "):
+			next, err := f.parseNames(lines, i)
+			if err != nil {
+				return nil, 0, err
+			}
+			next, err = f.parseHunks(lines, next)
+			return f, next, err
+		default:
+			// End of the extended header: a section without hunks (an
+			// empty file created or deleted, a mode change).
+			if f.path == "" {
+				return nil, 0, fmt.Errorf("cannot read file name in %q", "diff --git "+hdr)
+			}
+			return f, i, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	if f.path == "" {
+		return nil, 0, fmt.Errorf("cannot read file name in %q", "diff --git "+hdr)
+	}
+	return f, i, nil
+}
+
+func orHeader(path, hdr string) string {
+	if path != "" {
+		return path
+	}
+	return hdr
+}
+
+// gitMode reads a git mode line; only regular files can be proposed.
+func gitMode(l, prefix string) (os.FileMode, error) {
+	v, err := strconv.ParseUint(strings.TrimPrefix(l, prefix), 8, 32)
+	if err != nil || v&^0o777 != 0o100000 {
+		return 0, fmt.Errorf("patch line %q: only regular files are supported (not symlinks or submodules)", l)
+	}
+	return os.FileMode(v & 0o777), nil
+}
+
+// gitHeaderPath finds the path of "a/P b/P" (or "P P" with --no-prefix, or
+// quoted names). It returns "" when the two names differ (a rename, which
+// the extended header then reports) or cannot be split.
+func gitHeaderPath(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		a, rest, ok := cutQuoted(s)
+		if !ok || !strings.HasPrefix(rest, " ") {
+			return ""
+		}
+		b := strings.TrimPrefix(rest, " ")
+		if strings.HasPrefix(b, `"`) {
+			if b, rest, ok = cutQuoted(b); !ok || rest != "" {
+				return ""
+			}
+		}
+		a, b = stripPrefix(a), stripPrefix(b)
+		if a != b {
+			return ""
+		}
+		return a
+	}
+	// Unquoted: both names are equal, so the separating space is the middle.
+	if len(s)%2 == 0 {
+		return ""
+	}
+	h := len(s) / 2
+	a, b := s[:h], s[h+1:]
+	if s[h] != ' ' {
+		return ""
+	}
+	if strings.HasPrefix(a, "a/") && strings.HasPrefix(b, "b/") && a[2:] == b[2:] {
+		return a[2:]
+	}
+	if a == b {
+		return a
+	}
+	return ""
+}
+
+// cutQuoted splits a C-quoted name (as git writes names with special
+// characters) from the start of s.
+func cutQuoted(s string) (name, rest string, ok bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			n, err := strconv.Unquote(s[:i+1])
+			if err != nil {
+				return "", "", false
+			}
+			return n, s[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// stripPrefix removes one leading component only when it is git's a/ or b/.
+func stripPrefix(p string) string {
+	if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
+		return p[2:]
+	}
+	return p
+}
+
+// fileName reads the name of a ---/+++ line: quoted, or up to a tab (diff -u
+// puts a timestamp there; git a tab after names holding spaces).
+func fileName(l, prefix string) (name string, devNull bool, err error) {
+	s := strings.TrimPrefix(header(l), prefix)
+	if strings.HasPrefix(s, `"`) {
+		n, _, ok := cutQuoted(s)
+		if !ok {
+			return "", false, fmt.Errorf("bad quoted name in %q", header(l))
+		}
+		s = n
+	} else if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	if s == "/dev/null" {
+		return "", true, nil
+	}
+	s = stripPrefix(s)
+	if s == "" {
+		return "", false, fmt.Errorf("empty file name in %q", header(l))
+	}
+	return s, false, nil
+}
+
+func (f *filePatch) parseNames(lines []string, i int) (int, error) {
+	if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "+++ ") {
+		return 0, fmt.Errorf("line %d: \"---\" without a following \"+++\" line", i+1)
+	}
+	oldName, oldNull, err := fileName(lines[i], "--- ")
+	if err != nil {
+		return 0, err
+	}
+	newName, newNull, err := fileName(lines[i+1], "+++ ")
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case oldNull && newNull:
+		return 0, fmt.Errorf("line %d: both sides are /dev/null", i+1)
+	case oldNull:
+		f.create, f.path = true, newName
+	case newNull:
+		f.delete, f.path = true, oldName
+	default:
+		// Plain diff -u between differently named files (calc.py.orig vs
+		// calc.py) targets the new name, unless a git header said more.
+		if f.path == "" {
+			f.path = newName
+		}
+	}
+	return i + 2, nil
+}
+
+func (f *filePatch) parseHunks(lines []string, i int) (int, error) {
+	for i < len(lines) && strings.HasPrefix(lines[i], "@@ ") {
+		m := hunkHeader.FindStringSubmatch(lines[i])
+		if m == nil {
+			return 0, fmt.Errorf("%s: bad hunk header %q", f.path, header(lines[i]))
+		}
+		h := hunk{oldStart: atoi(m[1]), oldCount: 1, newStart: atoi(m[3]), newCount: 1}
+		if m[2] != "" {
+			h.oldCount = atoi(m[2])
+		}
+		if m[4] != "" {
+			h.newCount = atoi(m[4])
+		}
+		i++
+		oldN, newN := 0, 0
+		for oldN < h.oldCount || newN < h.newCount {
+			if i >= len(lines) {
+				return 0, fmt.Errorf("%s hunk %d: patch ends inside the hunk", f.path, len(f.hunks)+1)
+			}
+			l := lines[i]
+			var hl hunkLine
+			switch {
+			case l == "\n" || l == "\r\n":
+				// An empty context line whose leading space was stripped
+				// by an editor; git apply and patch accept it too.
+				hl = hunkLine{' ', l}
+			case l[0] == ' ' || l[0] == '-' || l[0] == '+':
+				hl = hunkLine{l[0], l[1:]}
+			default:
+				return 0, fmt.Errorf("%s hunk %d: unexpected line %q (the hunk header's counts do not match its lines)", f.path, len(f.hunks)+1, header(l))
+			}
+			if hl.op != '+' {
+				oldN++
+			}
+			if hl.op != '-' {
+				newN++
+			}
+			i++
+			if i < len(lines) && strings.HasPrefix(lines[i], `\`) {
+				hl.text = strings.TrimSuffix(hl.text, "\n")
+				i++
+			}
+			h.lines = append(h.lines, hl)
+		}
+		if oldN != h.oldCount || newN != h.newCount {
+			return 0, fmt.Errorf("%s hunk %d: line counts do not match the header", f.path, len(f.hunks)+1)
+		}
+		f.hunks = append(f.hunks, h)
+	}
+	return i, nil
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1 // out of range: will not match anything
+	}
+	return n
+}
+
+// apply applies the section's hunks to content.
+func (f *filePatch) apply(content []byte, exists bool) (*PatchChange, error) {
+	if f.create && exists {
+		return nil, fmt.Errorf("patch creates %s, but it already exists", f.path)
+	}
+	if !f.create && !exists {
+		return nil, fmt.Errorf("patch changes %s, but it does not exist", f.path)
+	}
+	lines := splitLines(string(content))
+	var out []string
+	cursor, offset := 0, 0
+	for n, h := range f.hunks {
+		var old, neu []string
+		for _, l := range h.lines {
+			if l.op != '+' {
+				old = append(old, l.text)
+			}
+			if l.op != '-' {
+				neu = append(neu, l.text)
+			}
+		}
+		want := h.oldStart - 1 // 0-based first old line
+		if h.oldCount == 0 {
+			want = h.oldStart // "-k,0" inserts after line k
+		}
+		pos := findHunk(lines, old, want+offset, cursor)
+		if pos < 0 {
+			return nil, fmt.Errorf("patch does not apply: %s hunk %d at line %d", f.path, n+1, h.oldStart)
+		}
+		offset = pos - want
+		out = append(out, lines[cursor:pos]...)
+		out = append(out, neu...)
+		cursor = pos + len(old)
+	}
+	out = append(out, lines[cursor:]...)
+	result := []byte(strings.Join(out, ""))
+	if f.delete {
+		if len(result) != 0 {
+			return nil, fmt.Errorf("patch does not apply: %s is deleted but %d line(s) would remain", f.path, len(out))
+		}
+		return &PatchChange{Path: f.path, Deleted: true}, nil
+	}
+	if result == nil {
+		result = []byte{}
+	}
+	return &PatchChange{Path: f.path, Content: result, Mode: f.mode}, nil
+}
+
+// findHunk returns where old occurs in lines at or after min, nearest to
+// want (the stated line plus the previous hunk's offset), or -1. Like patch
+// with fuzz 0: context must match exactly, only the position may move.
+func findHunk(lines, old []string, want, min int) int {
+	last := len(lines) - len(old) // highest possible start
+	if want < min {
+		want = min
+	}
+	if want > last {
+		want = last
+	}
+	matches := func(p int) bool {
+		if p < min || p > last {
+			return false
+		}
+		for i, l := range old {
+			if lines[p+i] != l {
+				return false
+			}
+		}
+		return true
+	}
+	for d := 0; want-d >= min || want+d <= last; d++ {
+		if matches(want + d) {
+			return want + d
+		}
+		if d > 0 && matches(want-d) {
+			return want - d
+		}
+	}
+	return -1
+}
