@@ -160,6 +160,7 @@ type Report struct {
 	Stale      bool      `json:"stale"`
 	StalePaths []string  `json:"stale_paths"`
 	Applied    []string  `json:"applied"`
+	ApplyError string    `json:"apply_error,omitempty"`
 	Cancelled  bool      `json:"cancelled,omitempty"`
 	Hypotheses []*Result `json:"hypotheses"`
 }

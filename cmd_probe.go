@@ -1,0 +1,50 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/shadow-dev/shadow/overlay"
+	"github.com/shadow-dev/shadow/snap"
+)
+
+// cmdProbe prints the sandbox mode this machine gives and why; with a
+// failed probe, what to do about it. It always probes afresh (and refreshes
+// the cache runs use).
+func cmdProbe(args []string) int {
+	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "JSON output")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return usageErr("usage: shadow probe [--json]")
+	}
+	root, err := snap.DefaultRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shadow:", err)
+		return exitEnv
+	}
+	store := snap.Store{Root: root}
+	_ = os.Remove(store.ProbeCache())
+	v := overlay.CachedProbe(store.SandboxDir(), store.ProbeCache(), version)
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(v)
+		return 0
+	}
+	fmt.Printf("mode: %s\n", v.Mode)
+	fmt.Printf("why:  %s\n", v.Reason)
+	if v.Mode == "overlay" {
+		fmt.Printf("upper dirs: %s\n", v.Upper)
+		if !v.Proc {
+			fmt.Println("note: a fresh /proc could not be mounted; commands see the outer process list")
+		}
+	}
+	if v.Fix != "" {
+		fmt.Printf("fix:  %s\n", v.Fix)
+	}
+	return 0
+}

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/overlay"
+	"github.com/shadow-dev/shadow/parse"
+	"github.com/shadow-dev/shadow/snap"
+)
+
+type uiChoice int
+
+const (
+	autoUI uiChoice = iota
+	forceTUI
+)
+
+// runFlags are the flags of a run (DESIGN.md §1).
+type runFlags struct {
+	dir, mode, net, tmp, timeout string
+	jobs                         int
+	apply, baseline, keep        bool
+	noRecord, headless           bool
+	json, events                 bool
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.dir, "C", "", "workspace root")
+	fs.IntVar(&f.jobs, "j", 0, "hypotheses at once")
+	fs.StringVar(&f.timeout, "timeout", "", "per-hypothesis timeout")
+	fs.StringVar(&f.mode, "mode", "auto", "auto|overlay|inplace")
+	fs.BoolVar(&f.apply, "apply", false, "write the winner into the checkout")
+	fs.BoolVar(&f.baseline, "baseline", false, "add a baseline hypothesis")
+	fs.StringVar(&f.net, "net", "", "host|isolated")
+	fs.StringVar(&f.tmp, "tmp", "", "shared|private")
+	fs.BoolVar(&f.keep, "keep", false, "keep upper dirs in the record")
+	fs.BoolVar(&f.noRecord, "no-record", false, "do not record the run")
+	fs.BoolVar(&f.headless, "headless", false, "never the TUI")
+	fs.BoolVar(&f.json, "json", false, "JSON report on stdout")
+	fs.BoolVar(&f.events, "events", false, "NDJSON events on stdout")
+}
+
+// parseInterleaved parses flags that may stand before or after positional
+// arguments, up to a "--", after which everything is the command.
+func parseInterleaved(fs *flag.FlagSet, args []string) (pos, command []string, err error) {
+	for i, a := range args {
+		if a == "--" {
+			command = args[i+1:]
+			if command == nil {
+				command = []string{}
+			}
+			args = args[:i]
+			break
+		}
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, command, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func usageErr(format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "shadow: "+format+"\n", a...)
+	fmt.Fprintln(os.Stderr, "run `shadow help` for usage")
+	return exitUsage
+}
+
+func cmdRun(args []string, ui uiChoice) int {
+	fs := flag.NewFlagSet("shadow", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var f runFlags
+	f.register(fs)
+	pos, command, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if len(pos) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return exitUsage
+	}
+	if len(pos) > 1 {
+		return usageErr("one SPEC expected, got %q (put the command after --)", pos)
+	}
+	if f.json && f.events {
+		return usageErr("--json and --events are exclusive")
+	}
+	plan, code := planRun(pos[0], command, &f, os.Stdin)
+	if plan == nil {
+		return code
+	}
+	return execute(plan, &f, ui, os.Stdout)
+}
+
+// plan is a validated run, ready to execute.
+type plan struct {
+	cfg      engine.Config
+	specJSON []byte
+	store    snap.Store
+	verdict  overlay.Verdict
+}
+
+// planRun validates everything before anything runs or is written: flags,
+// spec, workspace, command and sandbox mode.
+func planRun(specPath string, command []string, f *runFlags, stdin io.Reader) (*plan, int) {
+	spec, specDir, err := engine.LoadSpec(specPath, stdin)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if len(command) == 0 {
+		command = spec.Command
+	}
+	if len(command) == 0 {
+		return nil, usageErr("no command: give one after --, or \"command\" in the spec")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, usageErr("current directory: %v", err)
+	}
+	ws, subdir, err := resolveWorkspace(f.dir, cwd)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	hyps, err := engine.Resolve(spec, specDir, ws, nil)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if f.baseline {
+		has := false
+		for _, h := range hyps {
+			if h.IsBaseline() || h.Name == "baseline" {
+				has = true
+			}
+		}
+		if !has {
+			hyps = append([]engine.Hypothesis{{Name: "baseline"}}, hyps...)
+		}
+	}
+	timeout := 10 * time.Minute
+	for _, t := range []string{spec.Timeout, f.timeout} {
+		if t == "" {
+			continue
+		}
+		d, err := time.ParseDuration(t)
+		if err != nil || d <= 0 {
+			return nil, usageErr("--timeout %q: want a positive duration such as 90s or 5m", t)
+		}
+		timeout = d
+	}
+	jobs := runtime.NumCPU()
+	if spec.Jobs > 0 {
+		jobs = spec.Jobs
+	}
+	if f.jobs < 0 {
+		return nil, usageErr("-j %d: want a positive number", f.jobs)
+	}
+	if f.jobs > 0 {
+		jobs = f.jobs
+	}
+	net, tmp := pick(f.net, spec.Net, "host"), pick(f.tmp, spec.Tmp, "shared")
+	if net != "host" && net != "isolated" {
+		return nil, usageErr("--net %q: want host or isolated", net)
+	}
+	if tmp != "shared" && tmp != "private" {
+		return nil, usageErr("--tmp %q: want shared or private", tmp)
+	}
+	switch f.mode {
+	case "auto", "overlay", "inplace":
+	default:
+		return nil, usageErr("--mode %q: want auto, overlay or inplace", f.mode)
+	}
+	root, err := snap.DefaultRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shadow:", err)
+		return nil, exitEnv
+	}
+	store := snap.Store{Root: root}
+	env := os.Environ()
+	for k, v := range spec.Env {
+		env = append(env, k+"="+v)
+	}
+	specJSON, _ := json.MarshalIndent(spec, "", "  ")
+	p := &plan{store: store, specJSON: specJSON}
+	p.cfg = engine.Config{
+		Workspace: ws, Subdir: subdir, Command: command, Hyps: hyps, Jobs: jobs, Timeout: timeout,
+		Env: env, Net: net, Tmp: tmp, JUnit: spec.JUnit, Keep: f.keep, Apply: f.apply,
+		NewParser:  func(cmd []string) engine.TestParser { return parse.NewStream(cmd) },
+		ParseJUnit: parse.ParseJUnit,
+	}
+	sb, code := chooseSandbox(f.mode, store, ws)
+	if sb == nil {
+		return nil, code
+	}
+	p.cfg.Sandbox = sb
+	return p, 0
+}
+
+func pick(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// chooseSandbox turns the probe's verdict and --mode into a sandbox, or
+// explains why the machine cannot do what was asked (exit 3).
+func chooseSandbox(mode string, store snap.Store, ws string) (engine.Sandbox, int) {
+	base := sandboxBase(store, ws)
+	v := overlay.CachedProbe(base, store.ProbeCache(), version)
+	if v.Mode == "overlay" && mode != "inplace" {
+		return overlay.New(base, v.Options), 0
+	}
+	if mode == "inplace" {
+		fmt.Fprintln(os.Stderr, "shadow: --mode inplace is not available in this build yet")
+		return nil, exitEnv
+	}
+	fmt.Fprintf(os.Stderr, "shadow: overlay mode is unavailable: %s\n", v.Reason)
+	if v.Fix != "" {
+		fmt.Fprintf(os.Stderr, "fix: %s\n", v.Fix)
+	}
+	return nil, exitEnv
+}
+
+// sandboxBase is where upper dirs go: the state dir, unless that lies
+// inside the workspace (a workspace at $HOME), where overlayfs would refuse
+// it.
+func sandboxBase(store snap.Store, ws string) string {
+	base := store.SandboxDir()
+	if rel, err := filepath.Rel(ws, base); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "sandboxes")
+	}
+	return base
+}
+
+// resolveWorkspace finds the workspace root (-C, else the git top-level
+// holding cwd, else cwd) and the command's directory inside it.
+func resolveWorkspace(dir, cwd string) (ws, subdir string, err error) {
+	switch {
+	case dir != "":
+		ws, err = filepath.Abs(dir)
+		if err != nil {
+			return "", "", err
+		}
+	default:
+		out, gerr := exec.Command("git", "-C", cwd, "rev-parse", "--show-toplevel").Output()
+		if gerr == nil && len(bytes.TrimSpace(out)) > 0 {
+			ws = string(bytes.TrimSpace(out))
+		} else {
+			ws = cwd
+		}
+	}
+	if ws, err = filepath.EvalSymlinks(ws); err != nil {
+		return "", "", fmt.Errorf("workspace %s: %v", dir, err)
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return "", "", fmt.Errorf("workspace %s is not a directory", ws)
+	}
+	if ws == "/" {
+		return "", "", errors.New("the workspace cannot be / : pass -C with a project directory")
+	}
+	real, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		real = cwd
+	}
+	if rel, err := filepath.Rel(ws, real); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		subdir = filepath.ToSlash(rel)
+	}
+	return ws, subdir, nil
+}
+
+// execute runs a validated plan and prints its report; it returns the exit
+// code.
+func execute(p *plan, f *runFlags, ui uiChoice, stdout io.Writer) int {
+	now := time.Now()
+	p.cfg.RunID = snap.NewRunID(now)
+	var rec *snap.Run
+	if !f.noRecord {
+		var err error
+		rec, err = p.store.NewRun(snap.Meta{Run: p.cfg.RunID, Workspace: p.cfg.Workspace, Subdir: p.cfg.Subdir,
+			Command: p.cfg.Command, StartedAt: now.UTC(), PID: os.Getpid()}, p.specJSON)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "shadow:", err)
+			return exitEnv
+		}
+		p.cfg.LogDir = filepath.Join(rec.Dir, "hyps")
+	} else {
+		dir, err := os.MkdirTemp("", "shadow-"+p.cfg.RunID+"-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "shadow:", err)
+			return exitEnv
+		}
+		p.cfg.LogDir = dir
+	}
+	var sinks []func(engine.Event)
+	if rec != nil {
+		sinks = append(sinks, func(ev engine.Event) { _ = rec.AppendEvent(ev) })
+	}
+	if f.events {
+		enc := json.NewEncoder(stdout)
+		sinks = append(sinks, func(ev engine.Event) { _ = enc.Encode(ev) })
+	} else if !f.json {
+		sinks = append(sinks, progressPrinter(os.Stderr))
+	}
+	p.cfg.Emit = engine.Fanout(sinks...)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	rep := engine.Run(ctx, p.cfg)
+	if rec != nil {
+		_ = rec.Finish(rep)
+	}
+	switch {
+	case f.events:
+	case f.json:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+	default:
+		engine.WriteText(stdout, rep)
+	}
+	if rep.Winner == nil || rep.ApplyError != "" {
+		return exitNone
+	}
+	return exitWinner
+}

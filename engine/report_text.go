@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteText writes the report in the article's layout: a header, one row
+// per hypothesis in rank order, the winner and its diff, then the output
+// tail of each hypothesis that did not pass.
+func WriteText(w io.Writer, r *Report) {
+	fmt.Fprintf(w, "$ %s   (%d hypothesis(es), %s mode, on %s)\n", shellJoin(r.Command), len(r.Hypotheses), r.Mode, shortPath(r.Workspace))
+	width := 4
+	for _, h := range r.Hypotheses {
+		width = max(width, len(h.Name))
+	}
+	for _, h := range r.Hypotheses {
+		fmt.Fprintf(w, "  %-*s  %-10s in %6.1fs  %s  ~%d changed line(s)", width, h.Name, statusCell(h), float64(h.DurationMS)/1000, countsCell(h), h.ChangedLines)
+		if fb := fixedBroken(h); fb != "" {
+			fmt.Fprintf(w, "  %s", fb)
+		}
+		if r.Winner != nil && *r.Winner == h.Name {
+			fmt.Fprint(w, "  <- winner")
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Stale {
+		fmt.Fprintf(w, "stale: the checkout changed while the run went on (%s); results may not match it\n", listShort(r.StalePaths, 5))
+	}
+	if r.Cancelled {
+		fmt.Fprintln(w, "cancelled: the run was interrupted")
+	}
+	if r.Winner == nil {
+		fmt.Fprintln(w, "no hypothesis passed")
+	} else {
+		fmt.Fprintf(w, "winner: %s\n", *r.Winner)
+		for _, h := range r.Hypotheses {
+			if h.Name == *r.Winner {
+				io.WriteString(w, h.Diff)
+			}
+		}
+		if len(r.Applied) > 0 {
+			fmt.Fprintf(w, "applied to the checkout: %s\n", strings.Join(r.Applied, ", "))
+		}
+		if r.ApplyError != "" {
+			fmt.Fprintf(w, "%s\n", r.ApplyError)
+		}
+	}
+	for _, h := range r.Hypotheses {
+		if h.Status == StatusPassed || h.Status == StatusCancelled {
+			continue
+		}
+		fmt.Fprintf(w, "\n--- %s: %s", h.Name, statusCell(h))
+		if h.Error != nil {
+			fmt.Fprintf(w, " (%s)", *h.Error)
+		}
+		if h.Log != "" {
+			fmt.Fprintf(w, ", full output: %s", h.Log)
+		}
+		fmt.Fprintln(w)
+		tail := strings.TrimRight(h.OutputTail, "\n")
+		if tail == "" {
+			fmt.Fprintln(w, "(no output)")
+			continue
+		}
+		fmt.Fprintln(w, tail)
+	}
+}
+
+func statusCell(h *Result) string {
+	switch h.Status {
+	case StatusPassed, StatusFailed:
+		if h.ExitCode != nil {
+			return fmt.Sprintf("exit %d", *h.ExitCode)
+		}
+	case StatusTimedOut:
+		return "timed out"
+	}
+	return h.Status
+}
+
+func countsCell(h *Result) string {
+	if h.Tests == nil {
+		return "no test counts"
+	}
+	s := fmt.Sprintf("%d passed, %d failed", h.Tests.Passed, h.Tests.Failed)
+	if h.Tests.Skipped > 0 {
+		s += fmt.Sprintf(", %d skipped", h.Tests.Skipped)
+	}
+	return s
+}
+
+func fixedBroken(h *Result) string {
+	var parts []string
+	if len(h.Fixed) > 0 {
+		parts = append(parts, fmt.Sprintf("fixes %d", len(h.Fixed)))
+	}
+	if len(h.Broken) > 0 {
+		parts = append(parts, fmt.Sprintf("breaks %d", len(h.Broken)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func listShort(paths []string, n int) string {
+	if len(paths) <= n {
+		return strings.Join(paths, ", ")
+	}
+	return strings.Join(paths[:n], ", ") + fmt.Sprintf(" and %d more", len(paths)-n)
+}
+
+// shortPath abbreviates the home directory as ~.
+func shortPath(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "/" {
+		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return p
+}
+
+// shellJoin quotes a command for display the way a shell would need it.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) < 0 {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}

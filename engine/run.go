@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/shadow-dev/shadow/parse"
+)
+
+// Config is one run: the validated hypotheses, what to run them with and
+// where their output goes.
+type Config struct {
+	RunID     string
+	Workspace string // absolute checkout root
+	Subdir    string // '/'-separated, relative to Workspace
+	Command   []string
+	Hyps      []Hypothesis
+	Jobs      int           // at most this many at once (1 when the sandbox is serial)
+	Timeout   time.Duration // per hypothesis; 0 = none
+	Env       []string
+	Net, Tmp  string
+	JUnit     string // relative to the command's directory
+	LogDir    string // each hypothesis's output goes to LogDir/NAME/output.log
+	Keep      bool   // keep what each command wrote in LogDir/NAME/upper
+	Apply     bool   // write the winner into the checkout
+	Sandbox   Sandbox
+	Emit      func(Event)
+	// NewParser makes a test-output parser for a command; nil = no counts.
+	NewParser func(command []string) TestParser
+	// ParseJUnit reads a JUnit XML report; its counts win over the output's.
+	ParseJUnit func([]byte) (*parse.Summary, error)
+	// Now is the clock (tests pin it); nil = time.Now.
+	Now func() time.Time
+}
+
+// Run runs every hypothesis and returns the ranked report. It returns when
+// every job has ended; cancelling ctx cancels the run (queued hypotheses
+// are reported as cancelled, running ones are ended).
+func Run(ctx context.Context, cfg Config) *Report {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	em := &emitter{run: cfg.RunID, sink: cfg.Emit, now: now}
+	started := now()
+	rep := &Report{
+		Schema: ReportSchema, Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
+		Command: cfg.Command, Mode: cfg.Sandbox.Mode(), StartedAt: started.UTC(),
+		StalePaths: []string{}, Applied: []string{},
+	}
+	names := make([]string, len(cfg.Hyps))
+	for i, h := range cfg.Hyps {
+		names[i] = h.Name
+	}
+	jobs := cfg.Jobs
+	if jobs <= 0 || !cfg.Sandbox.Parallel() {
+		jobs = 1
+	}
+	em.emit(Event{Kind: KindRunStarted, Hypotheses: names, Mode: rep.Mode, Command: cfg.Command, Workspace: cfg.Workspace, Jobs: jobs})
+
+	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
+	stale := ScanSources(cfg.Workspace)
+	results := make([]*Result, len(cfg.Hyps))
+	for i, h := range cfg.Hyps {
+		results[i] = newResult(h, orig, filepath.Join(cfg.LogDir, h.Name, "output.log"))
+	}
+
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	for i := range cfg.Hyps {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			results[i].Status = StatusCancelled
+			rc := *results[i]
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: &rc})
+			continue
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			runOne(ctx, &cfg, em, cfg.Hyps[i], results[i], now)
+		}(i)
+	}
+	wg.Wait()
+
+	rep.Cancelled = ctx.Err() != nil
+	rep.StalePaths = stale.Changed(cfg.Workspace)
+	rep.Stale = len(rep.StalePaths) > 0
+	Rank(results, cfg.Hyps)
+	rep.Hypotheses = results
+	if len(results) > 0 && results[0].Status == StatusPassed {
+		w := results[0].Name
+		rep.Winner = &w
+	}
+	if cfg.Apply && rep.Winner != nil && !rep.Cancelled {
+		for _, h := range cfg.Hyps {
+			if h.Name == *rep.Winner {
+				applied, err := ApplyHypothesis(cfg.Workspace, h, orig)
+				if err != nil {
+					rep.ApplyError = err.Error()
+				} else {
+					rep.Applied = applied
+				}
+			}
+		}
+	}
+	rep.DurationMS = now().Sub(started).Milliseconds()
+	em.emit(Event{Kind: KindRunFinished, Report: rep})
+	return rep
+}
+
+func newResult(h Hypothesis, orig map[string]FileState, log string) *Result {
+	r := &Result{Name: h.Name, Status: StatusQueued, Fixed: []string{}, Broken: []string{}, Files: []string{}, Log: log}
+	var diff []byte
+	for _, f := range h.Files {
+		o := orig[f.Path]
+		d, n := UnifiedDiff(f.Path, o.Content, o.Exists, f.Content, true)
+		diff = append(diff, d...)
+		r.ChangedLines += n
+		r.Files = append(r.Files, f.Path)
+	}
+	for _, p := range h.Deletes {
+		o := orig[p]
+		if o.Exists && !o.Dir {
+			d, n := UnifiedDiff(p, o.Content, true, nil, false)
+			diff = append(diff, d...)
+			r.ChangedLines += n
+		}
+		r.Deleted = append(r.Deleted, p)
+	}
+	r.Diff = string(diff)
+	return r
+}
+
+func runOne(ctx context.Context, cfg *Config, em *emitter, h Hypothesis, r *Result, now func() time.Time) {
+	start := now()
+	r.Status = StatusRunning
+	em.emit(Event{Kind: KindHypStarted, Hyp: h.Name})
+
+	var logf *os.File
+	if cfg.LogDir != "" {
+		if err := os.MkdirAll(filepath.Dir(r.Log), 0o700); err == nil {
+			logf, _ = os.Create(r.Log)
+		}
+	}
+	if logf == nil {
+		r.Log = ""
+	}
+	var parser TestParser
+	if cfg.NewParser != nil {
+		parser = cfg.NewParser(cfg.Command)
+	}
+	out := newHypOutput(h.Name, logf, parser, em)
+
+	hctx, cancel := ctx, context.CancelFunc(func() {})
+	if cfg.Timeout > 0 {
+		hctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+	}
+	defer cancel()
+	job := Job{
+		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: h, Command: cfg.Command, Env: cfg.Env,
+		Net: cfg.Net, Tmp: cfg.Tmp, Output: out,
+	}
+	if cfg.JUnit != "" {
+		job.Collect = []string{path.Join(cfg.Subdir, cfg.JUnit)}
+	}
+	if cfg.Keep && cfg.LogDir != "" {
+		job.KeepDir = filepath.Join(cfg.LogDir, h.Name, "upper")
+	}
+	o, err := cfg.Sandbox.Run(hctx, job)
+	summary := out.close()
+
+	r.DurationMS = now().Sub(start).Milliseconds()
+	r.OutputBytes = out.bytes
+	r.OutputTail = out.tail.String()
+	switch {
+	case errors.Is(hctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		r.Status = StatusTimedOut
+		msg := fmt.Sprintf("timed out after %s", cfg.Timeout)
+		r.Error = &msg
+	case ctx.Err() != nil:
+		r.Status = StatusCancelled
+	case err != nil:
+		r.Status = StatusError
+		msg := err.Error()
+		r.Error = &msg
+	case o.ExitCode == 0:
+		r.Status = StatusPassed
+	default:
+		r.Status = StatusFailed
+	}
+	if err == nil && r.Status != StatusCancelled && r.Status != StatusTimedOut {
+		code := o.ExitCode
+		r.ExitCode = &code
+		if o.Signal != "" {
+			msg := "killed by " + o.Signal
+			r.Error = &msg
+		}
+	}
+	if cfg.ParseJUnit != nil && len(job.Collect) > 0 {
+		if b, ok := o.Collected[job.Collect[0]]; ok {
+			if s, jerr := cfg.ParseJUnit(b); jerr == nil && s != nil {
+				summary = s
+			}
+		}
+	}
+	r.Tests = toTests(summary)
+	if summary != nil {
+		r.passedTests = set(summary.PassedTests)
+		r.failedTests = set(summary.FailedTests)
+	}
+	// Consumers get a copy: ranking later fills in rank, fixed and broken.
+	rc := *r
+	em.emit(Event{Kind: KindHypFinished, Hyp: h.Name, Result: &rc})
+}
+
+func set(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}

@@ -1,0 +1,81 @@
+// Command shadow tests several candidate fixes at once, each in an overlay
+// shadow of the workspace, without touching the working tree. See
+// README.md and DESIGN.md for the contract; this file only wires packages.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/shadow-dev/shadow/overlay"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit codes (DESIGN.md §1).
+const (
+	exitWinner = 0
+	exitNone   = 1
+	exitUsage  = 2
+	exitEnv    = 3
+)
+
+func main() {
+	// The sandbox init is this binary re-executed inside the namespaces: it
+	// must be dispatched before any flag parsing or output.
+	overlay.MaybeInit()
+	os.Exit(dispatch(os.Args[1:]))
+}
+
+func dispatch(args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "probe":
+			return cmdProbe(args[1:])
+		case "demo":
+			return cmdDemo(args[1:])
+		case "version", "--version":
+			fmt.Println("shadow", version)
+			return 0
+		case "help", "-h", "--help":
+			fmt.Print(usage)
+			return 0
+		case "tui":
+			return cmdRun(args[1:], forceTUI)
+		}
+	}
+	return cmdRun(args, autoUI)
+}
+
+const usage = `shadow: test candidate fixes in parallel overlay shadows of your workspace,
+without touching the working tree.
+
+usage:
+  shadow [flags] SPEC -- COMMAND [ARG...]   TUI on a terminal, text report otherwise
+  shadow tui [flags] SPEC -- COMMAND...     always the TUI
+  shadow --headless [--json|--events] [flags] SPEC -- COMMAND...
+  shadow demo [--headless]                  built-in example, run end to end
+  shadow probe [--json]                     which sandbox mode this machine gives, and why
+  shadow version
+
+SPEC is a JSON file, or - for stdin (see README.md). A spec's "command" is
+used when no COMMAND is given.
+
+flags:
+  -C DIR            workspace root (default: git top-level of the current dir, else it)
+  -j N              hypotheses at once (default: number of CPUs)
+  --timeout DUR     per hypothesis (default 10m)
+  --mode MODE       auto|overlay|inplace (default auto)
+  --apply           write the winner into the checkout
+  --baseline        add a hypothesis "baseline" with no edits unless the spec has one
+  --net host|isolated, --tmp shared|private
+  --keep            keep what each command wrote in the run's record
+  --no-record       do not record the run in the state directory
+  --headless        never the TUI: text report on stdout
+  --json            one JSON report (shadow.report/v1) on stdout
+  --events          NDJSON events (shadow.event/v1) on stdout as they happen
+
+exit codes: 0 a hypothesis passed, 1 none passed, 2 usage or spec error
+(nothing ran), 3 the environment cannot do what was asked.
+`

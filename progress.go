@@ -1,0 +1,30 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// progressPrinter shows a headless run's progress on stderr, one line per
+// event that matters, so a person or agent waiting sees it move while
+// stdout stays the report alone.
+func progressPrinter(w io.Writer) func(engine.Event) {
+	total, done := 0, 0
+	return func(ev engine.Event) {
+		switch ev.Kind {
+		case engine.KindRunStarted:
+			total = len(ev.Hypotheses)
+			fmt.Fprintf(w, "shadow: %d hypothesis(es), %s mode, %d at once\n", total, ev.Mode, ev.Jobs)
+		case engine.KindHypFinished:
+			done++
+			r := ev.Result
+			counts := ""
+			if r.Tests != nil {
+				counts = fmt.Sprintf(", %d passed, %d failed", r.Tests.Passed, r.Tests.Failed)
+			}
+			fmt.Fprintf(w, "shadow: [%d/%d] %s %s in %.1fs%s\n", done, total, r.Name, r.Status, float64(r.DurationMS)/1000, counts)
+		}
+	}
+}

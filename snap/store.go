@@ -1,0 +1,141 @@
+// Package snap keeps shadow's state outside the checkout: one directory per
+// workspace under $XDG_STATE_HOME/shadow (default ~/.local/state/shadow),
+// one per run, holding the spec, the event log appended live, the report
+// and each hypothesis's output.
+package snap
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+)
+
+// Store is the state root.
+type Store struct{ Root string }
+
+// DefaultRoot is $XDG_STATE_HOME/shadow, else ~/.local/state/shadow.
+func DefaultRoot() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "shadow"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return "", errors.New("cannot find a state directory: set HOME or XDG_STATE_HOME")
+	}
+	return filepath.Join(home, ".local", "state", "shadow"), nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// WorkspaceDir is the folder of one workspace: its base name for people,
+// a hash of its absolute path for uniqueness.
+func (s Store) WorkspaceDir(workspace string) string {
+	sum := sha256.Sum256([]byte(workspace))
+	name := unsafeChars.ReplaceAllString(filepath.Base(workspace), "_")
+	return filepath.Join(s.Root, "workspaces", name+"-"+hex.EncodeToString(sum[:6]))
+}
+
+// SandboxDir is where overlay upper and work dirs are made.
+func (s Store) SandboxDir() string { return filepath.Join(s.Root, "sandboxes") }
+
+// ProbeCache is the file holding the cached probe verdict.
+func (s Store) ProbeCache() string { return filepath.Join(s.Root, "probe.json") }
+
+// NewRunID returns a run id that sorts by start time.
+func NewRunID(now time.Time) string {
+	var b [3]byte
+	f, err := os.Open("/dev/urandom")
+	if err == nil {
+		_, _ = f.Read(b[:])
+		f.Close()
+	}
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Run is one recorded run.
+type Run struct {
+	ID  string
+	Dir string
+	ev  *os.File
+}
+
+// Meta is the run's first record, written before anything runs.
+type Meta struct {
+	Run       string    `json:"run"`
+	Workspace string    `json:"workspace"`
+	Subdir    string    `json:"subdir"`
+	Command   []string  `json:"command"`
+	StartedAt time.Time `json:"started_at"`
+	PID       int       `json:"pid"`
+}
+
+// NewRun creates the run's folder with its spec and metadata, and opens its
+// event log for appending.
+func (s Store) NewRun(meta Meta, spec []byte) (*Run, error) {
+	dir := filepath.Join(s.WorkspaceDir(meta.Workspace), "runs", meta.Run)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("record run in %s: %w (set XDG_STATE_HOME, or pass --no-record)", dir, err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "spec.json"), spec); err != nil {
+		return nil, err
+	}
+	mb, _ := json.MarshalIndent(meta, "", "  ")
+	if err := WriteFileAtomic(filepath.Join(dir, "meta.json"), mb); err != nil {
+		return nil, err
+	}
+	ev, err := os.OpenFile(filepath.Join(dir, "events.ndjson"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &Run{ID: meta.Run, Dir: dir, ev: ev}, nil
+}
+
+// AppendEvent appends one event to the run's log. Each line is written
+// with one write(2) on an O_APPEND file, so a follower never sees half of
+// a line from a live writer unless it crashed mid-write.
+func (r *Run) AppendEvent(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = r.ev.Write(append(b, '\n'))
+	return err
+}
+
+// Finish writes the report and closes the event log.
+func (r *Run) Finish(report any) error {
+	defer r.ev.Close()
+	b, err := json.MarshalIndent(report, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(r.Dir, "report.json"), b)
+}
+
+// WriteFileAtomic writes data to a temporary file in the same directory,
+// syncs it and renames it over path: readers see all or nothing.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
