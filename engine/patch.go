@@ -382,7 +382,7 @@ func (f *filePatch) apply(content []byte, exists bool) (*PatchChange, error) {
 	if f.create && exists {
 		return nil, fmt.Errorf("patch creates %s, but it already exists", f.path)
 	}
-	if !f.create && !exists {
+	if !f.create && !exists && !f.onlyAdds() {
 		return nil, fmt.Errorf("patch changes %s, but it does not exist", f.path)
 	}
 	lines := splitLines(string(content))
@@ -423,6 +423,17 @@ func (f *filePatch) apply(content []byte, exists bool) (*PatchChange, error) {
 		result = []byte{}
 	}
 	return &PatchChange{Path: f.path, Content: result, Mode: f.mode}, nil
+}
+
+// onlyAdds reports whether every hunk starts from an empty old side, as
+// `diff -N` prints a new file under its own name instead of /dev/null.
+func (f *filePatch) onlyAdds() bool {
+	for _, h := range f.hunks {
+		if h.oldCount != 0 {
+			return false
+		}
+	}
+	return len(f.hunks) > 0
 }
 
 // findHunk returns where old occurs in lines at or after min, nearest to

@@ -72,6 +72,11 @@ func TestPatchApply(t *testing.T) {
 			want:  []PatchChange{{Path: "empty", Content: []byte{}, Mode: 0o644}, {Path: "gone", Deleted: true}},
 		},
 		{
+			name:  "diff -N: new file under its own name",
+			patch: "diff -ruN a/n.txt b/n.txt\n--- a/n.txt\t1970-01-01 00:00:00.000000000 +0000\n+++ b/n.txt\t2024-01-01 00:00:00.000000000 +0000\n@@ -0,0 +1 @@\n+n\n",
+			want:  []PatchChange{{Path: "n.txt", Content: []byte("n\n")}},
+		},
+		{
 			name:  "mode change only",
 			files: map[string]string{"run.sh": "echo\n"},
 			patch: "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
