@@ -1,0 +1,325 @@
+package parse
+
+import (
+	"regexp"
+	"strings"
+)
+
+// JavaScript runners. Each gates its per-test lines on its own header (vitest's
+// "RUN  v3.2.7", jest's "PASS/FAIL file", bun's "bun test v1.x") because they
+// share symbols (✓) with each other; summary lines are distinctive enough to
+// be read anywhere.
+
+// vitest: per-file lines "✓ a.test.js (2 tests) 3ms" / "❯ b.test.js (3 tests
+// | 1 failed | 1 skipped)" and, with --reporter=verbose or under a failed file,
+// per-test lines "× b > subtracts 7ms". The summary "Tests  1 failed | 3 passed
+// | 1 skipped (5)" wins. todo counts as skipped. Names are vitest's full names
+// "file > describe > test" ("vt/b.test.js > b > subtracts").
+type vitest struct {
+	t       tally
+	on      bool
+	file    string
+	counted map[string]bool // files whose per-file line already counted their tests
+}
+
+func newVitest() *vitest { return &vitest{counted: map[string]bool{}} }
+
+func (v *vitest) framework() string { return "vitest" }
+func (v *vitest) recognised() bool  { return v.t.seen }
+func (v *vitest) live() counts      { return v.t.live() }
+func (v *vitest) final() *Summary   { return v.t.summary("vitest") }
+
+var (
+	vitestRun   = regexp.MustCompile(`^RUN  v\d`)
+	vitestTests = regexp.MustCompile(`^Tests  (.*) \((\d+)\)$`)
+	vitestFile  = regexp.MustCompile(`^(\S+) \((\d+) tests?((?: \| \d+ \w+)*)\)`)
+	jsDuration  = regexp.MustCompile(`\s+(?:\d+(?:\.\d+)?\s?m?s|\[\d+(?:\.\d+)?m?s\]|\(\d+(?:\.\d+)?\s?m?s\))$`)
+	jsTestFile  = regexp.MustCompile(`\.(?:[cm]?[jt]sx?)$`)
+)
+
+func (v *vitest) line(s string) {
+	trim := strings.TrimSpace(s)
+	if trim == "" {
+		return
+	}
+	if vitestRun.MatchString(trim) {
+		v.on = true
+		v.t.closeLive()
+		v.counted = map[string]bool{}
+		return
+	}
+	if m := vitestTests.FindStringSubmatch(trim); m != nil {
+		var c counts
+		for _, part := range strings.Split(m[1], " | ") {
+			n, w, ok := numWord(part)
+			if !ok {
+				return
+			}
+			switch w {
+			case "passed":
+				c.passed += n
+			case "failed":
+				c.failed += n
+			case "skipped", "todo":
+				c.skipped += n
+			}
+		}
+		v.t.closeWith(c)
+		return
+	}
+	if !v.on {
+		return
+	}
+	if rest, ok := strings.CutPrefix(trim, "FAIL  "); ok {
+		if i := strings.Index(rest, " [ "); i >= 0 { // a file that failed to load
+			v.t.fail.add(rest[:i])
+		} else if strings.Contains(rest, " > ") {
+			v.t.fail.add(rest)
+		}
+		return
+	}
+	sym, rest, ok := strings.Cut(trim, " ")
+	if !ok {
+		return
+	}
+	var o int
+	switch sym {
+	case "✓":
+		o = pass
+	case "×", "✗":
+		o = fail
+	case "↓":
+		o = skip
+	case "❯":
+		o = -1 // only a file line
+	default:
+		return
+	}
+	if m := vitestFile.FindStringSubmatch(rest); m != nil {
+		total := atoi(m[2])
+		var c counts
+		for _, part := range strings.Split(m[3], " | ") {
+			n, w, ok := numWord(part)
+			if !ok {
+				continue
+			}
+			switch w {
+			case "failed":
+				c.failed += n
+			case "skipped", "todo":
+				c.skipped += n
+			}
+		}
+		c.passed = max(total-c.failed-c.skipped, 0)
+		v.file = m[1]
+		if !v.counted[m[1]] {
+			v.counted[m[1]] = true
+			v.t.cur.add(c)
+		}
+		v.t.seen = true
+		return
+	}
+	if o < 0 {
+		return
+	}
+	name := jsDuration.ReplaceAllString(rest, "")
+	file := v.file
+	if first, _, _ := strings.Cut(name, " > "); jsTestFile.MatchString(first) {
+		file = first
+	} else if file != "" {
+		name = file + " > " + name
+	}
+	v.t.outcome(name, o, !v.counted[file])
+}
+
+// jest: "PASS/FAIL file" headers; with --verbose (or a single test file) a
+// tree of "✓ title (2 ms)", "✕ title", "○ skipped title", "✎ todo title"
+// under indented describe names; "● describe › title" heads each failure. The
+// summary "Tests:  1 failed, 1 skipped, 3 passed, 5 total" wins; todo counts
+// as skipped. Names are "file › describe › title", the form jest prints in
+// its "●" lines, prefixed by the file.
+type jest struct {
+	t     tally
+	file  string
+	tree  bool
+	stack []jestLevel
+}
+
+type jestLevel struct {
+	indent int
+	name   string
+}
+
+func newJest() *jest { return &jest{} }
+
+func (j *jest) framework() string { return "jest" }
+func (j *jest) recognised() bool  { return j.t.seen }
+func (j *jest) live() counts      { return j.t.live() }
+func (j *jest) final() *Summary   { return j.t.summary("jest") }
+
+var (
+	jestHeader = regexp.MustCompile(`^(?:PASS|FAIL) +([^\s>]+\.\w+)(?: \(\d+(?:\.\d+)? ?m?s\))?$`)
+	jestTests  = regexp.MustCompile(`^Tests: +(.*), (\d+) total$`)
+)
+
+func (j *jest) line(s string) {
+	trim := strings.TrimSpace(s)
+	if trim == "" {
+		j.tree = false
+		return
+	}
+	if strings.HasPrefix(trim, "Tests:") {
+		if m := jestTests.FindStringSubmatch(trim); m != nil {
+			var c counts
+			for _, part := range strings.Split(m[1], ", ") {
+				n, w, ok := numWord(part)
+				if !ok {
+					return
+				}
+				switch w {
+				case "passed":
+					c.passed += n
+				case "failed":
+					c.failed += n
+				case "skipped", "todo":
+					c.skipped += n
+				}
+			}
+			j.t.closeWith(c)
+			j.tree = false
+		}
+		return
+	}
+	if !strings.Contains(s, "\t") {
+		if m := jestHeader.FindStringSubmatch(trim); m != nil {
+			j.file, j.tree, j.stack = m[1], true, j.stack[:0]
+			return
+		}
+	}
+	if j.file == "" {
+		return
+	}
+	if rest, ok := strings.CutPrefix(trim, "● "); ok {
+		j.tree = false
+		switch {
+		case rest == "Console" || strings.HasPrefix(rest, "Console "):
+		case rest == "Test suite failed to run":
+			j.t.outcome(j.file, fail, false)
+		default:
+			j.t.outcome(j.file+" › "+rest, fail, false)
+		}
+		return
+	}
+	if !j.tree {
+		return
+	}
+	in := indent(s)
+	for len(j.stack) > 0 && j.stack[len(j.stack)-1].indent >= in {
+		j.stack = j.stack[:len(j.stack)-1]
+	}
+	sym, rest, _ := strings.Cut(trim, " ")
+	o := -1
+	switch sym {
+	case "✓", "√":
+		o = pass
+	case "✕", "×":
+		o = fail
+	case "○":
+		o, rest = skip, strings.TrimPrefix(rest, "skipped ")
+	case "✎":
+		o, rest = skip, strings.TrimPrefix(rest, "todo ")
+	}
+	if o < 0 {
+		j.stack = append(j.stack, jestLevel{in, trim})
+		return
+	}
+	parts := []string{j.file}
+	for _, l := range j.stack {
+		parts = append(parts, l.name)
+	}
+	parts = append(parts, jsDuration.ReplaceAllString(rest, ""))
+	j.t.outcome(strings.Join(parts, " › "), o, true)
+}
+
+// bun: "bun test v1.x" header, "file.test.ts:" file lines, per-test lines
+// "(pass) describe > test [0.12ms]" (✓ ✗ » ✎ when coloured), a recap of
+// failures ("1 tests failed:") that is not counted again, then " 3 pass",
+// " 1 skip", " 1 todo", " 1 fail" and "Ran 5 tests across 2 files.", which
+// win. todo counts as skipped. Names are "file > describe > test".
+type bun struct {
+	t     tally
+	on    bool
+	file  string
+	recap bool
+	sum   counts
+}
+
+func newBun() *bun { return &bun{} }
+
+func (b *bun) framework() string { return "bun" }
+func (b *bun) recognised() bool  { return b.t.seen }
+func (b *bun) live() counts      { return b.t.live() }
+func (b *bun) final() *Summary   { return b.t.summary("bun") }
+
+var (
+	bunHeader = regexp.MustCompile(`^bun test v\d`)
+	bunRecap  = regexp.MustCompile(`^\d+ tests? (?:failed|skipped|todo):?$`)
+	bunCount  = regexp.MustCompile(`^(\d+) (pass|fail|skip|todo)$`)
+	bunRan    = regexp.MustCompile(`^Ran \d+ tests? across \d+ files?\.`)
+)
+
+func (b *bun) line(s string) {
+	trim := strings.TrimSpace(s)
+	if bunHeader.MatchString(trim) {
+		b.on, b.recap, b.sum = true, false, counts{}
+		b.t.closeLive()
+		return
+	}
+	if !b.on || trim == "" {
+		return
+	}
+	if m := bunCount.FindStringSubmatch(trim); m != nil {
+		n := atoi(m[1])
+		switch m[2] {
+		case "pass":
+			b.sum.passed += n
+		case "fail":
+			b.sum.failed += n
+		default:
+			b.sum.skipped += n
+		}
+		return
+	}
+	if bunRan.MatchString(trim) {
+		b.t.closeWith(b.sum)
+		b.sum, b.recap = counts{}, false
+		return
+	}
+	if bunRecap.MatchString(trim) {
+		b.recap = true
+		return
+	}
+	if strings.HasSuffix(trim, ":") && !strings.Contains(trim, " ") && jsTestFile.MatchString(trim[:len(trim)-1]) {
+		b.file = trim[:len(trim)-1]
+		return
+	}
+	var o int
+	var rest string
+	for _, p := range []struct {
+		prefix string
+		o      int
+	}{{"(pass) ", pass}, {"✓ ", pass}, {"(fail) ", fail}, {"✗ ", fail}, {"(skip) ", skip}, {"» ", skip}, {"(todo) ", skip}, {"✎ ", skip}} {
+		if r, ok := strings.CutPrefix(trim, p.prefix); ok {
+			o, rest = p.o, r
+			break
+		}
+	}
+	if rest == "" {
+		return
+	}
+	name := jsDuration.ReplaceAllString(rest, "")
+	if b.file != "" {
+		name = b.file + " > " + name
+	}
+	b.t.outcome(name, o, !b.recap)
+}

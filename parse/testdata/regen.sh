@@ -1,0 +1,394 @@
+#!/usr/bin/env bash
+# regen.sh regenerates the captured runner outputs under parse/testdata/ by
+# creating tiny projects in a temporary directory and running the real tools on
+# them. The table test in parse_test.go holds the expected counts; after a
+# regeneration, run `go test ./parse` and check any difference by hand (a new
+# tool version may print a new format — that is what this script is for).
+#
+# Tools it needs (Debian 12 + npm registry):
+#   apt-get update && apt-get install -y python3-pytest cmake meson ninja-build make gcc
+#   go (>= 1.22), cargo/rustc, node >= 20 with npm
+#   npm packages are installed into the temp dir: npm install vitest@3 jest
+#     (vitest 4 / vite 8 need a newer node than 20)
+#
+# Not regenerated here, because the tools cannot be installed on the project's
+# machines (no network but the Debian, npm and Go registries): bun test,
+# cargo nextest, swift test (XCTest and swift-testing). Their fixtures
+# (bun/, nextest/, xctest/, swift-testing/) are written by hand from the
+# documented output format, and each says so in a header comment.
+#
+# Usage: parse/testdata/regen.sh [runner...]   (default: all)
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d /tmp/shadow-parse-regen.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+# Fixtures must not carry the random temp dir: replace it with a fixed path.
+FIXED=/tmp/proj
+PY=${PYTHON:-python3}
+if ! "$PY" -c 'import pytest' 2>/dev/null; then PY=/usr/bin/python3; fi
+export NO_COLOR= CLICOLOR_FORCE= TERM=dumb
+unset NO_COLOR CLICOLOR_FORCE
+
+# save DIR FILE CMD... runs CMD in DIR (stdout+stderr together, as shadow sees
+# them) and writes the output to testdata/FILE.
+save() {
+	local dir=$1 file=$2
+	shift 2
+	mkdir -p "$HERE/$(dirname "$file")"
+	(cd "$dir" && "$@") >"$T/out" 2>&1
+	echo "exit $? : $file" >&2
+	sed "s#$T#$FIXED#g" "$T/out" >"$HERE/$file"
+}
+
+want() { [ $# -eq 0 ] && return 0; for w in "${SEL[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
+SEL=("$@")
+sel() { [ ${#SEL[@]} -eq 0 ] || want "$1"; }
+
+gomod() {
+	mkdir -p "$T/go/calc" "$T/go/util"
+	cat >"$T/go/go.mod" <<'G'
+module example.com/proj
+
+go 1.22
+G
+	cat >"$T/go/calc/calc.go" <<'G'
+package calc
+
+func Add(a, b int) int { return a + b }
+func Sub(a, b int) int { return a + b } // bug
+G
+	cat >"$T/go/calc/calc_test.go" <<'G'
+package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	if Add(1, 2) != 3 {
+		t.Fatal("add")
+	}
+}
+
+func TestSub(t *testing.T) {
+	if Sub(3, 1) != 2 {
+		t.Errorf("Sub(3, 1) = %d, want 2", Sub(3, 1))
+	}
+}
+
+func TestSkip(t *testing.T) { t.Skip("not today") }
+
+func TestTable(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		a, b, w int
+	}{{"zero", 0, 0, 0}, {"neg", 3, 1, 2}} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Sub(c.a, c.b); got != c.w {
+				t.Errorf("got %d", got)
+			}
+		})
+	}
+}
+G
+	cat >"$T/go/util/util_test.go" <<'G'
+package util
+
+import "testing"
+
+func TestOne(t *testing.T) {}
+func TestTwo(t *testing.T) {
+	t.Run("a", func(t *testing.T) {})
+}
+G
+	mkdir -p "$T/gobroken"
+	cp "$T/go/go.mod" "$T/gobroken/"
+	cat >"$T/gobroken/x_test.go" <<'G'
+package x
+
+import "testing"
+
+func TestX(t *testing.T) { undefined() }
+G
+}
+
+if sel go; then
+	gomod
+	export GOFLAGS=-count=1
+	save "$T/go" go/json.txt go test -json ./...
+	save "$T/go" go/v.txt go test -v ./...
+	save "$T/go" go/plain.txt go test ./...
+	save "$T/go" go/plain_pass.txt go test ./util
+	save "$T/gobroken" go/buildfail.txt go test ./...
+	unset GOFLAGS
+fi
+
+if sel cargo; then
+	mkdir -p "$T/rs/src" "$T/rs/tests"
+	cat >"$T/rs/Cargo.toml" <<'R'
+[package]
+name = "calc"
+version = "0.1.0"
+edition = "2021"
+R
+	cat >"$T/rs/src/lib.rs" <<'R'
+/// Adds.
+///
+/// ```
+/// assert_eq!(calc::add(1, 2), 3);
+/// ```
+pub fn add(a: i32, b: i32) -> i32 { a + b }
+
+/// Subtracts.
+///
+/// ```
+/// assert_eq!(calc::sub(3, 1), 2);
+/// ```
+pub fn sub(a: i32, b: i32) -> i32 { a + b }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn add_works() { assert_eq!(add(1, 2), 3); }
+    #[test]
+    fn sub_works() { assert_eq!(sub(3, 1), 2); }
+    #[test]
+    #[ignore]
+    fn slow() {}
+}
+R
+	cat >"$T/rs/tests/it.rs" <<'R'
+#[test]
+fn integration_add() { assert_eq!(calc::add(2, 2), 4); }
+R
+	(cd "$T/rs" && cargo build --tests -q 2>/dev/null)
+	save "$T/rs" cargo/nofailfast.txt cargo test --no-fail-fast
+	save "$T/rs" cargo/failfast.txt cargo test
+	save "$T/rs" cargo/color.txt cargo test --no-fail-fast --color always
+	sed -i 's/a + b }$/a - b }/; 0,/a - b }/s//a + b }/' "$T/rs/src/lib.rs"
+	save "$T/rs" cargo/pass.txt cargo test
+fi
+
+if sel pytest; then
+	mkdir -p "$T/py/tests"
+	cat >"$T/py/tests/test_calc.py" <<'P'
+import pytest
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("fixture broke")
+
+
+def test_add():
+    assert 1 + 2 == 3
+
+
+def test_sub():
+    assert 3 - 1 == 3
+
+
+@pytest.mark.skip(reason="not today")
+def test_skip():
+    pass
+
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert False
+
+
+@pytest.mark.xfail(reason="fixed already")
+def test_xpass():
+    pass
+
+
+def test_error(broken):
+    pass
+
+
+@pytest.mark.parametrize("a,b", [(1, 1), (2, 3)])
+def test_eq(a, b):
+    assert a == b
+P
+	mkdir -p "$T/pyempty" "$T/pycoll/tests"
+	echo 'import nosuchmodule' >"$T/pycoll/tests/test_bad.py"
+	echo 'def test_ok(): pass' >"$T/pycoll/tests/test_ok.py"
+	save "$T/py" pytest/q.txt "$PY" -m pytest -q -p no:cacheprovider
+	save "$T/py" pytest/v.txt "$PY" -m pytest -v -p no:cacheprovider
+	save "$T/py" pytest/default.txt "$PY" -m pytest -p no:cacheprovider
+	save "$T/py" pytest/color.txt "$PY" -m pytest -v --color=yes -p no:cacheprovider
+	save "$T/py" pytest/ra.txt "$PY" -m pytest -q -rA -p no:cacheprovider
+	save "$T/pyempty" pytest/notests.txt "$PY" -m pytest -p no:cacheprovider
+	save "$T/pycoll" pytest/collect_error.txt "$PY" -m pytest -p no:cacheprovider
+	mkdir -p "$HERE/junit"
+	(cd "$T/py" && "$PY" -m pytest -q -p no:cacheprovider --junitxml="$T/junit.xml" >/dev/null 2>&1)
+	sed "s#$T#$FIXED#g" "$T/junit.xml" >"$HERE/junit/pytest.xml"
+fi
+
+if sel unittest; then
+	mkdir -p "$T/ut"
+	cat >"$T/ut/test_calc.py" <<'P'
+import unittest
+
+
+class TestCalc(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(1 + 2, 3)
+
+    def test_doc(self):
+        """Docstrings show in verbose mode."""
+        self.assertTrue(True)
+
+    def test_sub(self):
+        self.assertEqual(3 - 1, 3)
+
+    def test_error(self):
+        raise RuntimeError("boom")
+
+    @unittest.skip("not today")
+    def test_skip(self):
+        pass
+
+    @unittest.expectedFailure
+    def test_xfail(self):
+        self.assertEqual(1, 2)
+P
+	mkdir -p "$T/ut2"
+	cat >"$T/ut2/test_ok.py" <<'P'
+import unittest
+
+
+class TestOK(unittest.TestCase):
+    def test_a(self):
+        pass
+
+    @unittest.skip("no")
+    def test_b(self):
+        pass
+
+    @unittest.skipIf(True, "no")
+    def test_c(self):
+        pass
+P
+	save "$T/ut" unittest/plain.txt "$PY" -m unittest
+	save "$T/ut" unittest/v.txt "$PY" -m unittest -v
+	save "$T/ut2" unittest/ok_skipped.txt "$PY" -m unittest
+	save "$T/ut2" unittest/ok_skipped_v.txt "$PY" -m unittest -v
+fi
+
+jsfiles() {
+	# $1: dir. Both runners read the same CommonJS files with globals.
+	mkdir -p "$1"
+	cat >"$1/a.test.js" <<'J'
+describe('a', () => {
+  test('adds', () => { expect(1 + 2).toBe(3); });
+  test('multiplies', () => { expect(2 * 3).toBe(6); });
+});
+J
+	cat >"$1/b.test.js" <<'J'
+describe('b', () => {
+  test('subtracts', () => { expect(3 - 1).toBe(3); });
+  test.skip('skipped', () => {});
+  describe('nested', () => {
+    test('divides', () => { expect(6 / 2).toBe(3); });
+  });
+});
+J
+}
+
+if sel vitest || sel jest; then
+	mkdir -p "$T/js"
+	(cd "$T/js" && npm init -y >/dev/null && npm install --no-audit --no-fund vitest@3 jest >/dev/null 2>&1)
+	jsfiles "$T/js/vt"
+	jsfiles "$T/js/jt"
+	cat >"$T/js/vitest.config.mjs" <<'J'
+export default { test: { globals: true, include: ['vt/**/*.test.js'] } };
+J
+	(cd "$T/js" && node -e '
+	  const p = require("./package.json");
+	  p.scripts = { test: "jest --rootDir jt" };
+	  p.jest = undefined;
+	  require("fs").writeFileSync("package.json", JSON.stringify(p, null, 2));')
+fi
+if sel vitest; then
+	save "$T/js" vitest/default.txt npx vitest run
+	save "$T/js" vitest/verbose.txt npx vitest run --reporter=verbose
+	save "$T/js" vitest/color.txt env FORCE_COLOR=1 npx vitest run
+fi
+if sel jest; then
+	save "$T/js" jest/default.txt npx jest --rootDir jt
+	save "$T/js" jest/verbose.txt npx jest --rootDir jt --verbose
+	save "$T/js" jest/color.txt env FORCE_COLOR=1 npx jest --rootDir jt
+	save "$T/js" jest/npm_test.txt npm test
+fi
+
+if sel node; then
+	mkdir -p "$T/node/test"
+	cat >"$T/node/test/calc.test.js" <<'J'
+const test = require('node:test');
+const assert = require('node:assert');
+
+test('adds', () => { assert.strictEqual(1 + 2, 3); });
+test('subtracts', () => { assert.strictEqual(3 - 1, 3); });
+test('skipped', { skip: 'not today' }, () => {});
+test('todo', { todo: true }, () => {});
+test.describe('suite', () => {
+  test.it('inner passes', () => {});
+  test.it('inner fails', () => { assert.ok(false); });
+});
+J
+	save "$T/node" node/tap.txt node --test --test-reporter=tap
+	save "$T/node" node/spec.txt node --test --test-reporter=spec
+	save "$T/node" node/spec_color.txt env FORCE_COLOR=1 node --test --test-reporter=spec
+fi
+
+if sel ctest; then
+	mkdir -p "$T/cm"
+	cat >"$T/cm/CMakeLists.txt" <<'C'
+cmake_minimum_required(VERSION 3.16)
+project(calc NONE)
+enable_testing()
+add_test(NAME pass_test COMMAND sh -c "exit 0")
+add_test(NAME fail_test COMMAND sh -c "echo broken; exit 1")
+add_test(NAME skip_test COMMAND sh -c "exit 77")
+set_tests_properties(skip_test PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME other_pass COMMAND sh -c "exit 0")
+C
+	(cd "$T/cm" && cmake -S . -B build >/dev/null)
+	save "$T/cm" ctest/ctest.txt sh -c 'cd build && ctest'
+	save "$T/cm" ctest/output_on_failure.txt sh -c 'cd build && ctest --output-on-failure -V'
+	(cd "$T/cm/build" && ctest --output-junit "$T/ctest.xml" >/dev/null 2>&1)
+	mkdir -p "$HERE/junit"
+	sed "s#$T#$FIXED#g" "$T/ctest.xml" >"$HERE/junit/ctest.xml"
+fi
+
+if sel meson; then
+	mkdir -p "$T/me"
+	cat >"$T/me/meson.build" <<'M'
+project('calc', 'c')
+sh = find_program('sh')
+test('pass_test', sh, args: ['-c', 'exit 0'])
+test('fail_test', sh, args: ['-c', 'echo broken; exit 1'])
+test('skip_test', sh, args: ['-c', 'exit 77'])
+test('xfail_test', sh, args: ['-c', 'exit 1'], should_fail: true)
+M
+	(cd "$T/me" && meson setup build >/dev/null)
+	save "$T/me" meson/meson.txt meson test -C build
+fi
+
+if sel mixed; then
+	gomod
+	mkdir -p "$T/mix"
+	cp -r "$T/go/util" "$T/go/go.mod" "$T/mix/"
+	mkdir -p "$T/mix/tests"
+	cat >"$T/mix/tests/test_x.py" <<'P'
+def test_ok():
+    pass
+
+
+def test_bad():
+    assert 0
+P
+	printf 'test:\n\tgo test -count=1 ./...\n\t%s -m pytest -q -p no:cacheprovider tests\n' "$PY" >"$T/mix/Makefile"
+	save "$T/mix" mixed/make_go_pytest.txt make test
+fi
