@@ -291,46 +291,25 @@ func resolveWorkspace(dir, cwd string) (ws, subdir string, err error) {
 	return ws, subdir, nil
 }
 
-// execute runs a validated plan and prints its report; it returns the exit
-// code.
+// execute runs a validated plan with the UI the flags and the terminal
+// call for, and returns the exit code.
 func execute(p *plan, f *runFlags, ui uiChoice, stdout io.Writer) int {
-	now := time.Now()
-	p.cfg.RunID = snap.NewRunID(now)
-	var rec *snap.Run
-	if !f.noRecord {
-		var err error
-		rec, err = p.store.NewRun(snap.Meta{Run: p.cfg.RunID, Workspace: p.cfg.Workspace, Subdir: p.cfg.Subdir,
-			Command: p.cfg.Command, StartedAt: now.UTC(), PID: os.Getpid()}, p.specJSON)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "shadow:", err)
-			return exitEnv
-		}
-		p.cfg.LogDir = filepath.Join(rec.Dir, "hyps")
-	} else {
-		dir, err := os.MkdirTemp("", "shadow-"+p.cfg.RunID+"-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "shadow:", err)
-			return exitEnv
-		}
-		p.cfg.LogDir = dir
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if wantTUI(f, ui, stdout) {
+		return runTUI(ctx, p, f)
 	}
 	var sinks []func(engine.Event)
-	if rec != nil {
-		sinks = append(sinks, func(ev engine.Event) { _ = rec.AppendEvent(ev) })
-	}
 	if f.events {
 		enc := json.NewEncoder(stdout)
 		sinks = append(sinks, func(ev engine.Event) { _ = enc.Encode(ev) })
 	} else if !f.json {
 		sinks = append(sinks, progressPrinter(os.Stderr))
 	}
-	p.cfg.Emit = engine.Fanout(sinks...)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	rep := engine.Run(ctx, p.cfg)
-	if rec != nil {
-		_ = rec.Finish(rep)
+	rep, err := runPlan(ctx, p, f.noRecord, sinks...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shadow:", err)
+		return exitEnv
 	}
 	switch {
 	case f.events:
@@ -341,6 +320,59 @@ func execute(p *plan, f *runFlags, ui uiChoice, stdout io.Writer) int {
 	default:
 		engine.WriteText(stdout, rep)
 	}
+	return exitCode(rep)
+}
+
+// wantTUI: `shadow tui` always; otherwise only on a terminal and when no
+// headless output was asked for.
+func wantTUI(f *runFlags, ui uiChoice, stdout io.Writer) bool {
+	if ui == forceTUI {
+		return true
+	}
+	if f.headless || f.json || f.events {
+		return false
+	}
+	file, ok := stdout.(*os.File)
+	return ok && isTerminal(file)
+}
+
+// runPlan records the run (unless noRecord), runs it with the given event
+// consumers after the recorder, and finishes the record. It is what every
+// front end (headless, TUI, MCP) calls.
+func runPlan(ctx context.Context, p *plan, noRecord bool, sinks ...func(engine.Event)) (*engine.Report, error) {
+	now := time.Now()
+	cfg := p.cfg
+	cfg.RunID = snap.NewRunID(now)
+	var rec *snap.Run
+	if !noRecord {
+		var err error
+		rec, err = p.store.NewRun(snap.Meta{Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
+			Command: cfg.Command, StartedAt: now.UTC(), PID: os.Getpid()}, p.specJSON)
+		if err != nil {
+			return nil, err
+		}
+		cfg.LogDir = filepath.Join(rec.Dir, "hyps")
+		sinks = append([]func(engine.Event){func(ev engine.Event) { _ = rec.AppendEvent(ev) }}, sinks...)
+	} else {
+		dir, err := os.MkdirTemp("", "shadow-"+cfg.RunID+"-")
+		if err != nil {
+			return nil, err
+		}
+		cfg.LogDir = dir
+	}
+	cfg.Emit = engine.Fanout(sinks...)
+	rep := engine.Run(ctx, cfg)
+	if rec != nil {
+		if err := rec.Finish(rep); err != nil {
+			fmt.Fprintln(os.Stderr, "shadow: record the report:", err)
+		}
+	}
+	return rep, nil
+}
+
+// exitCode is 0 when a hypothesis passed (and --apply, if asked, wrote
+// it), else 1.
+func exitCode(rep *engine.Report) int {
 	if rep.Winner == nil || rep.ApplyError != "" {
 		return exitNone
 	}
