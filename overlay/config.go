@@ -37,5 +37,5 @@ type initStatus struct {
 	Exit    int    `json:"exit"`
 	Signal  string `json:"signal,omitempty"`
 	Options string `json:"options,omitempty"` // the overlay option set that mounted
-	Proc    bool   `json:"proc"`             // a fresh /proc was mounted
+	Proc    bool   `json:"proc"`              // a fresh /proc was mounted
 }

@@ -18,8 +18,8 @@ func MaybeInit() {}
 type Sandbox struct{}
 
 func New(base string, options []string) *Sandbox { return &Sandbox{} }
-func (s *Sandbox) Mode() string                   { return "overlay" }
-func (s *Sandbox) Parallel() bool                 { return true }
+func (s *Sandbox) Mode() string                  { return "overlay" }
+func (s *Sandbox) Parallel() bool                { return true }
 func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	return engine.Outcome{ExitCode: -1}, errors.New("overlay mode needs Linux")
 }
