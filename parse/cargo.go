@@ -12,7 +12,10 @@ import (
 // are not counted. Names are libtest's own ("tests::add_works"); doc-test
 // names lose their " (line N)" suffix, because an edit above the doc comment
 // moves the line and the same doc-test must keep its name across hypotheses.
-type cargo struct{ t tally }
+type cargo struct {
+	t       tally
+	capture bool // inside a test's output that cargo nextest replays
+}
 
 func newCargo() *cargo { return &cargo{} }
 
@@ -27,7 +30,23 @@ var (
 	cargoDocLine = regexp.MustCompile(` \(line \d+\)$`)
 )
 
+// nextestCapture heads a failing test's captured output in nextest's report.
+// That output is the test binary's own libtest chatter ("running 1 test",
+// "test result: FAILED. 0 passed; 1 failed"), which must not count as a
+// cargo test run of its own.
+var nextestCapture = regexp.MustCompile(`^(?:---|─+) STD(?:OUT|ERR|OUT/STDERR|OUT and STDERR):`)
+
 func (c *cargo) line(s string) {
+	if nextestCapture.MatchString(s) {
+		c.capture = true
+		return
+	}
+	if c.capture {
+		if nextestLine.MatchString(s) || nextestSummary.MatchString(s) {
+			c.capture = false
+		}
+		return
+	}
 	switch {
 	case strings.HasPrefix(s, "running ") && cargoRunning.MatchString(s):
 		// A new binary: a previous one that died without its summary keeps

@@ -25,7 +25,7 @@ import (
 // one that fails a single test.
 type goTest struct {
 	t       tally
-	pending []goPending   // text-mode outcomes waiting for their package line
+	pending []goPending    // text-mode outcomes waiting for their package line
 	jsonBad map[string]int // -json: failed tests per package
 }
 

@@ -62,8 +62,8 @@ type junitSuite struct {
 }
 
 type junitCase struct {
-	Name      string    `xml:"name,attr"`
-	Classname string    `xml:"classname,attr"`
+	Name      string     `xml:"name,attr"`
+	Classname string     `xml:"classname,attr"`
 	Failures  []xml.Name `xml:"failure"`
 	Errors    []xml.Name `xml:"error"`
 	Skipped   []xml.Name `xml:"skipped"`

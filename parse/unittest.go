@@ -22,7 +22,7 @@ import (
 // one-character progress line of the default mode is too generic to trust.
 type unittest struct {
 	t       tally
-	ran     int  // N of the last "Ran N tests", -1 when none is waiting for its verdict
+	ran     int    // N of the last "Ran N tests", -1 when none is waiting for its verdict
 	pending string // -v: a test whose docstring line carries the result
 	rule    bool   // the previous line was unittest's "=====" rule
 }
