@@ -43,6 +43,16 @@ func dispatch(args []string) int {
 			return 0
 		case "tui":
 			return cmdRun(args[1:], forceTUI)
+		case "log":
+			return cmdLog(args[1:])
+		case "show":
+			return cmdShow(args[1:])
+		case "apply":
+			return cmdApply(args[1:])
+		case "gc":
+			return cmdGC(args[1:])
+		case "mcp":
+			return cmdMCP(args[1:])
 		}
 	}
 	return cmdRun(args, autoUI)
