@@ -1,0 +1,189 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// minColWidth is the narrowest a hypothesis column gets; when they do not
+// all fit the row scrolls sideways.
+const minColWidth = 28
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// visibleCols is how many columns fit in w cells, given n hypotheses.
+func visibleCols(w, n int) int {
+	return clamp(w/minColWidth, 1, max(n, 1))
+}
+
+// scrollCols keeps the selected column in view: it returns the new index
+// of the first visible column.
+func scrollCols(off, sel, visible, n int) int {
+	if sel < off {
+		off = sel
+	}
+	if sel >= off+visible {
+		off = sel - visible + 1
+	}
+	return clamp(off, 0, max(n-visible, 0))
+}
+
+// colView is what one column draws.
+type colView struct {
+	st       Styles
+	h        *hypState
+	selected bool
+	winner   bool
+	now      time.Time
+	frame    int
+	color    bool
+}
+
+// renderColumns draws the visible hypotheses side by side in w×h cells.
+func renderColumns(st Styles, rv *runView, sel, off, w, h int, now time.Time, frame int) string {
+	if rv == nil || len(rv.hyps) == 0 {
+		return fit(st.Dim.Render("waiting for the run to start…"), w, h)
+	}
+	n := len(rv.hyps)
+	vis := visibleCols(w, n)
+	off = clamp(off, 0, max(n-vis, 0))
+	end := min(off+vis, n)
+	vis = end - off
+	base, extra := w/vis, w%vis
+	var blocks []string
+	for i := off; i < end; i++ {
+		cw := base
+		if i-off < extra {
+			cw++
+		}
+		c := colView{st: st, h: rv.hyps[i], selected: i == sel, winner: rv.winner() == rv.hyps[i].name,
+			now: now, frame: frame, color: st.color}
+		blocks = append(blocks, c.render(cw, h))
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, blocks...)
+}
+
+// statusLine is the icon, status and time of a hypothesis.
+func statusLine(st Styles, h *hypState, now time.Time, frame int) string {
+	var icon, word string
+	var dur time.Duration
+	switch h.status {
+	case engine.StatusQueued:
+		icon, word = "·", "queued"
+	case engine.StatusRunning:
+		icon, word = spinnerFrames[frame%len(spinnerFrames)], "running"
+		if !h.started.IsZero() && now.After(h.started) {
+			dur = now.Sub(h.started)
+		}
+	case engine.StatusPassed:
+		icon, word = "✓", "passed"
+	case engine.StatusFailed:
+		icon, word = "✗", "failed"
+		if h.result != nil && h.result.ExitCode != nil {
+			word = fmt.Sprintf("failed (exit %d)", *h.result.ExitCode)
+		}
+	case engine.StatusTimedOut:
+		icon, word = "⏱", "timed out"
+	case engine.StatusError:
+		icon, word = "!", "error"
+	case engine.StatusCancelled:
+		icon, word = "–", "cancelled"
+	default:
+		icon, word = "?", h.status
+	}
+	if h.result != nil && h.status != engine.StatusRunning && h.status != engine.StatusQueued {
+		dur = time.Duration(h.result.DurationMS) * time.Millisecond
+	}
+	s := st.status(h.status).Render(icon + " " + word)
+	if dur > 0 || h.status == engine.StatusRunning {
+		s += " " + st.Dim.Render(fmtDur(dur))
+	}
+	return s
+}
+
+// countsLine is the live or final test counts.
+func countsLine(st Styles, h *hypState) string {
+	if h.tests == nil {
+		if h.status == engine.StatusQueued {
+			return ""
+		}
+		if h.result != nil {
+			return st.Dim.Render("no test counts")
+		}
+		return st.Dim.Render("no counts yet")
+	}
+	t := h.tests
+	s := st.Passed.UnsetBold().Render(fmt.Sprintf("%d passed", t.Passed))
+	if t.Failed > 0 {
+		s += " " + st.Failed.UnsetBold().Render(fmt.Sprintf("%d failed", t.Failed))
+	} else {
+		s += " " + st.Dim.Render("0 failed")
+	}
+	if t.Skipped > 0 {
+		s += " " + st.Dim.Render(fmt.Sprintf("%d skipped", t.Skipped))
+	}
+	if h.result != nil {
+		s += " " + st.Dim.Render(fmt.Sprintf("~%d", h.result.ChangedLines))
+	}
+	return s
+}
+
+func (c colView) render(w, h int) string {
+	if w < 4 || h < 2 {
+		return fit("", w, h)
+	}
+	b := lipgloss.RoundedBorder()
+	bs := c.st.Border
+	if c.selected {
+		b = lipgloss.ThickBorder()
+		bs = c.st.BorderOn
+	}
+	iw := w - 4 // borders and one space each side
+	title := c.h.name
+	if c.winner {
+		title = "★ " + title
+	}
+	title = trunc(title, max(w-5, 1))
+	ts := c.st.Name
+	if c.winner {
+		ts = c.st.Winner
+	}
+	top := bs.Render(b.TopLeft+b.Top) + ts.Render(title) + bs.Render(strings.Repeat(b.Top, max(w-3-lipglossWidth(title), 0))+b.TopRight)
+	out := []string{top}
+	body := []string{statusLine(c.st, c.h, c.now, c.frame), countsLine(c.st, c.h)}
+	room := h - 2 - len(body)
+	if room > 0 {
+		for _, l := range c.h.out.last(room) {
+			body = append(body, sanitize(l, c.color))
+		}
+	}
+	for len(body) < h-2 {
+		body = append(body, "")
+	}
+	body = body[:h-2]
+	side := bs.Render(b.Left)
+	sideR := bs.Render(b.Right)
+	for _, l := range body {
+		out = append(out, side+" "+pad(l, iw)+" "+sideR)
+	}
+	out = append(out, bs.Render(b.BottomLeft+strings.Repeat(b.Bottom, w-2)+b.BottomRight))
+	return strings.Join(out, "\n")
+}
+
+func lipglossWidth(s string) int { return lipgloss.Width(s) }
+
+// fmtDur is a short duration: 0.4s, 12.3s, 2m05s, 1h02m.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}

@@ -1,0 +1,116 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	chromastyles "github.com/alecthomas/chroma/v2/styles"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// maxDiffLines bounds how much of a diff is highlighted: past it the rest
+// is shown plain (a generated file can make a diff of a million lines).
+const maxDiffLines = 4000
+
+// highlightDiff renders a unified diff line by line: file headers bold,
+// hunk headers dim, added lines on a green tint and removed lines on a red
+// one, and the code itself highlighted by chroma with the lexer its file
+// name calls for. Lines are not cut to a width: the viewport does that.
+func highlightDiff(st Styles, diff string) []string {
+	if diff == "" {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	var lexer chroma.Lexer
+	cs := chromaStyle(st)
+	out := make([]string, 0, len(lines))
+	for i, l := range lines {
+		l = sanitize(l, false)
+		switch {
+		case i >= maxDiffLines:
+			out = append(out, l)
+		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+			if lx := lexerFor(l[4:]); lx != nil || strings.HasPrefix(l, "--- ") {
+				lexer = lx
+			}
+			out = append(out, st.DiffFile.Render(l))
+		case strings.HasPrefix(l, "@@"):
+			out = append(out, st.DiffHunk.Render(l))
+		case strings.HasPrefix(l, "+"):
+			out = append(out, highlightCode(st, cs, lexer, "+", l[1:], st.DiffAdd))
+		case strings.HasPrefix(l, "-"):
+			out = append(out, highlightCode(st, cs, lexer, "-", l[1:], st.DiffDel))
+		case strings.HasPrefix(l, " "):
+			out = append(out, highlightCode(st, cs, lexer, " ", l[1:], st.r.NewStyle()))
+		default:
+			out = append(out, st.Dim.Render(l))
+		}
+	}
+	return out
+}
+
+// lexerFor picks a lexer from a diff header's path ("b/src/x.go").
+func lexerFor(path string) chroma.Lexer {
+	path = strings.TrimSpace(path)
+	if i := strings.IndexByte(path, '\t'); i >= 0 {
+		path = path[:i]
+	}
+	if path == "/dev/null" {
+		return nil
+	}
+	if strings.HasPrefix(path, "a/") || strings.HasPrefix(path, "b/") {
+		path = path[2:]
+	}
+	l := lexers.Match(path)
+	if l == nil {
+		return nil
+	}
+	return chroma.Coalesce(l)
+}
+
+func chromaStyle(st Styles) *chroma.Style {
+	name := "github-dark"
+	if !st.r.HasDarkBackground() {
+		name = "github"
+	}
+	s := chromastyles.Get(name)
+	if s == nil {
+		s = chromastyles.Fallback
+	}
+	return s
+}
+
+// highlightCode renders one line of code after its diff sign, each token
+// in its chroma colour over the line's background (base).
+func highlightCode(st Styles, cs *chroma.Style, lexer chroma.Lexer, sign, code string, base lipgloss.Style) string {
+	if !st.color || lexer == nil {
+		return base.Render(sign + code)
+	}
+	it, err := lexer.Tokenise(nil, code)
+	if err != nil {
+		return base.Render(sign + code)
+	}
+	text := cs.Get(chroma.Text).Colour
+	var b strings.Builder
+	b.WriteString(base.Render(sign))
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		v := strings.TrimRight(tok.Value, "\n")
+		if v == "" {
+			continue
+		}
+		e := cs.Get(tok.Type)
+		s := base
+		if e.Colour.IsSet() && e.Colour != text {
+			s = s.Foreground(lipgloss.Color(e.Colour.String()))
+		}
+		if e.Bold == chroma.Yes {
+			s = s.Bold(true)
+		}
+		if e.Italic == chroma.Yes {
+			s = s.Italic(true)
+		}
+		b.WriteString(s.Render(v))
+	}
+	return b.String()
+}

@@ -1,0 +1,217 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// hypState is what the screen knows of one hypothesis: built from the
+// event stream (live, followed, or replayed from a record) or from a
+// finished report.
+type hypState struct {
+	name     string
+	status   string
+	started  time.Time // hyp_started event time
+	tests    *engine.Tests
+	out      ring
+	result   *engine.Result // set by hyp_finished, replaced by the report's
+	finished time.Time
+}
+
+// runView is one run as the screen shows it. apply folds one event into
+// it; it does no I/O and is cheap, so Update can call it for every event.
+type runView struct {
+	id        string
+	workspace string
+	subdir    string
+	mode      string
+	command   []string
+	jobs      int
+	started   time.Time
+	hyps      []*hypState // spec order
+	byName    map[string]*hypState
+	report    *engine.Report
+	done      bool
+	last      time.Time // time of the newest event
+}
+
+func newRunView(id string) *runView {
+	return &runView{id: id, byName: map[string]*hypState{}}
+}
+
+func (r *runView) hyp(name string) *hypState {
+	if h, ok := r.byName[name]; ok {
+		return h
+	}
+	h := &hypState{name: name, status: engine.StatusQueued}
+	r.hyps = append(r.hyps, h)
+	r.byName[name] = h
+	return h
+}
+
+// apply folds one event of the run's stream into the view.
+func (r *runView) apply(ev engine.Event) {
+	if r.id == "" {
+		r.id = ev.Run
+	}
+	if !ev.Time.IsZero() {
+		r.last = ev.Time
+	}
+	switch ev.Kind {
+	case engine.KindRunStarted:
+		r.started = ev.Time
+		r.mode, r.command, r.jobs = ev.Mode, ev.Command, ev.Jobs
+		if ev.Workspace != "" {
+			r.workspace = ev.Workspace
+		}
+		for _, n := range ev.Hypotheses {
+			r.hyp(n)
+		}
+	case engine.KindHypStarted:
+		h := r.hyp(ev.Hyp)
+		h.status, h.started = engine.StatusRunning, ev.Time
+	case engine.KindOutput:
+		r.hyp(ev.Hyp).out.write(ev.Text)
+	case engine.KindTests:
+		if ev.Tests != nil {
+			t := *ev.Tests
+			r.hyp(ev.Hyp).tests = &t
+		}
+	case engine.KindHypFinished:
+		h := r.hyp(ev.Hyp)
+		h.finished = ev.Time
+		if ev.Result != nil {
+			res := *ev.Result
+			h.result = &res
+			h.status = res.Status
+			if res.Tests != nil {
+				t := *res.Tests
+				h.tests = &t
+			}
+		}
+	case engine.KindRunFinished:
+		if ev.Report != nil {
+			r.setReport(ev.Report)
+		}
+		r.done = true
+	}
+}
+
+// setReport takes a finished run's report: final ranks, fixed/broken and
+// the winner.
+func (r *runView) setReport(rep *engine.Report) {
+	r.report = rep
+	r.done = true
+	if r.id == "" {
+		r.id = rep.Run
+	}
+	if r.workspace == "" {
+		r.workspace = rep.Workspace
+	}
+	r.subdir = rep.Subdir
+	if r.mode == "" {
+		r.mode = rep.Mode
+	}
+	if len(r.command) == 0 {
+		r.command = rep.Command
+	}
+	if r.started.IsZero() {
+		r.started = rep.StartedAt
+	}
+	for _, res := range rep.Hypotheses {
+		h := r.hyp(res.Name)
+		h.result = res
+		h.status = res.Status
+		if res.Tests != nil {
+			t := *res.Tests
+			h.tests = &t
+		}
+		if h.out.n == 0 && h.out.partial == "" && res.OutputTail != "" {
+			h.out.write(res.OutputTail)
+		}
+	}
+}
+
+// winner is the run's winner once it finished, else "".
+func (r *runView) winner() string {
+	if r.report != nil && r.report.Winner != nil {
+		return *r.report.Winner
+	}
+	return ""
+}
+
+// counts returns how many hypotheses are finished and how many run.
+func (r *runView) counts() (finished, running int) {
+	for _, h := range r.hyps {
+		switch h.status {
+		case engine.StatusQueued:
+		case engine.StatusRunning:
+			running++
+		default:
+			finished++
+		}
+	}
+	return
+}
+
+// ranked returns the hypotheses in rank order: the report's when the run
+// finished; during the run, finished results ranked with engine.Rank (on
+// copies) ahead of running and queued ones in spec order.
+func (r *runView) ranked() []*hypState {
+	if r.report != nil {
+		out := make([]*hypState, 0, len(r.hyps))
+		seen := map[string]bool{}
+		for _, res := range r.report.Hypotheses {
+			if h, ok := r.byName[res.Name]; ok && !seen[res.Name] {
+				out = append(out, h)
+				seen[res.Name] = true
+			}
+		}
+		for _, h := range r.hyps {
+			if !seen[h.name] {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	var results []*engine.Result
+	var hyps []engine.Hypothesis
+	for _, h := range r.hyps {
+		if h.result != nil {
+			c := *h.result
+			results = append(results, &c)
+			// Rank takes the baseline from hyps: without the spec's edits
+			// here, name it by the convention instead.
+			hy := engine.Hypothesis{Name: h.name}
+			if h.name != "baseline" {
+				hy.Deletes = []string{""}
+			}
+			hyps = append(hyps, hy)
+		}
+	}
+	engine.Rank(results, hyps)
+	out := make([]*hypState, 0, len(r.hyps))
+	for _, res := range results {
+		out = append(out, r.byName[res.Name])
+	}
+	for _, h := range r.hyps {
+		if h.result == nil {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// rankOf is the hypothesis's final rank, or 0 while it is provisional.
+func (r *runView) rankOf(name string) int {
+	if r.report == nil {
+		return 0
+	}
+	for _, res := range r.report.Hypotheses {
+		if res.Name == name {
+			return res.Rank
+		}
+	}
+	return 0
+}

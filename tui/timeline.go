@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// renderTimeline lists the recorded runs of the workspace, newest last,
+// the selected one marked; liveID is the run this screen follows.
+func renderTimeline(st Styles, runs []RunInfo, sel int, liveID string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
+	if len(runs) == 0 {
+		return fit(st.Dim.Render("no recorded runs of this workspace yet"), w, h)
+	}
+	// Keep the selection in view, preferring the newest runs.
+	first := max(len(runs)-h, 0)
+	if sel < first {
+		first = sel
+	}
+	var out []string
+	for i := first; i < len(runs) && len(out) < h; i++ {
+		r := runs[i]
+		when := "          "
+		if !r.StartedAt.IsZero() {
+			when = r.StartedAt.Local().Format("Jan 02 15:04:05")
+		}
+		var state string
+		switch {
+		case r.ID == liveID && !r.Finished:
+			state = st.Running.Render("● running")
+		case !r.Finished:
+			state = st.Dim.Render("○ unfinished")
+		case r.Winner != "":
+			state = st.Winner.Render("★ " + r.Winner)
+		case r.Cancelled:
+			state = st.Warn.Render("cancelled")
+		default:
+			state = st.Failed.Render("no winner")
+		}
+		hyps := ""
+		if r.Hyps > 0 {
+			hyps = fmt.Sprintf("%d hyp", r.Hyps)
+		}
+		line := fmt.Sprintf("%s  %s  %s  %s  %s", pad(r.ID, 22), when, pad(state, 16), padLeft(hyps, 6), st.Dim.Render(strings.Join(r.Command, " ")))
+		mark := "  "
+		if i == sel {
+			mark = "› "
+			line = st.Selected.Render(pad(mark+stripped(line), w))
+		} else {
+			line = mark + line
+		}
+		out = append(out, line)
+	}
+	return fit(strings.Join(out, "\n"), w, h)
+}
