@@ -128,23 +128,61 @@ func planRun(specPath string, command []string, f *runFlags, stdin io.Reader) (*
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	if len(command) == 0 {
-		command = spec.Command
-	}
-	if len(command) == 0 {
-		return nil, usageErr("no command: give one after --, or \"command\" in the spec")
-	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, usageErr("current directory: %v", err)
 	}
+	p, perr := planRunIn(cwd, spec, specDir, command, f)
+	if perr != nil {
+		return nil, perr.print()
+	}
+	return p, 0
+}
+
+// planError is a refusal by planRunIn: nothing ran and nothing was written.
+type planError struct {
+	code    int // exitUsage or exitEnv
+	msg     string
+	printed bool // already explained on stderr (the sandbox choice does)
+}
+
+func (e *planError) Error() string { return e.msg }
+
+func refuse(format string, a ...any) *planError {
+	return &planError{code: exitUsage, msg: fmt.Sprintf(format, a...)}
+}
+
+// print explains the refusal on stderr, as the CLI does, and returns its
+// exit code.
+func (e *planError) print() int {
+	switch {
+	case e.printed:
+	case e.code == exitUsage:
+		usageErr("%s", e.msg)
+	default:
+		fmt.Fprintln(os.Stderr, "shadow:", e.msg)
+	}
+	return e.code
+}
+
+// planRunIn is planRun for a decoded spec (specDir: where its edits' "file"
+// sources are relative to) and a given working directory, with refusals as
+// values: the MCP server plans runs for many directories in one process and
+// hands the messages back to its client.
+func planRunIn(cwd string, spec *engine.Spec, specDir string, command []string, f *runFlags) (*plan, *planError) {
+	if len(command) == 0 {
+		command = spec.Command
+	}
+	if len(command) == 0 {
+		return nil, refuse("no command: give one after --, or \"command\" in the spec")
+	}
 	ws, subdir, err := resolveWorkspace(f.dir, cwd)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, refuse("%v", err)
 	}
 	hyps, err := engine.Resolve(spec, specDir, ws, nil)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, refuse("%v", err)
 	}
 	if f.baseline {
 		has := false
@@ -164,7 +202,7 @@ func planRun(specPath string, command []string, f *runFlags, stdin io.Reader) (*
 		}
 		d, err := time.ParseDuration(t)
 		if err != nil || d <= 0 {
-			return nil, usageErr("--timeout %q: want a positive duration such as 90s or 5m", t)
+			return nil, refuse("--timeout %q: want a positive duration such as 90s or 5m", t)
 		}
 		timeout = d
 	}
@@ -173,27 +211,26 @@ func planRun(specPath string, command []string, f *runFlags, stdin io.Reader) (*
 		jobs = spec.Jobs
 	}
 	if f.jobs < 0 {
-		return nil, usageErr("-j %d: want a positive number", f.jobs)
+		return nil, refuse("-j %d: want a positive number", f.jobs)
 	}
 	if f.jobs > 0 {
 		jobs = f.jobs
 	}
 	net, tmp := pick(f.net, spec.Net, "host"), pick(f.tmp, spec.Tmp, "shared")
 	if net != "host" && net != "isolated" {
-		return nil, usageErr("--net %q: want host or isolated", net)
+		return nil, refuse("--net %q: want host or isolated", net)
 	}
 	if tmp != "shared" && tmp != "private" {
-		return nil, usageErr("--tmp %q: want shared or private", tmp)
+		return nil, refuse("--tmp %q: want shared or private", tmp)
 	}
 	switch f.mode {
 	case "auto", "overlay", "inplace":
 	default:
-		return nil, usageErr("--mode %q: want auto, overlay or inplace", f.mode)
+		return nil, refuse("--mode %q: want auto, overlay or inplace", f.mode)
 	}
 	root, err := snap.DefaultRoot()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "shadow:", err)
-		return nil, exitEnv
+		return nil, &planError{code: exitEnv, msg: err.Error()}
 	}
 	store := snap.Store{Root: root}
 	env := os.Environ()
@@ -210,10 +247,10 @@ func planRun(specPath string, command []string, f *runFlags, stdin io.Reader) (*
 	}
 	sb, code := chooseSandbox(f.mode, store, ws)
 	if sb == nil {
-		return nil, code
+		return nil, &planError{code: code, printed: true, msg: fmt.Sprintf("--mode %s: no sandbox for it on this machine (see shadow probe)", f.mode)}
 	}
 	p.cfg.Sandbox = sb
-	return p, 0
+	return p, nil
 }
 
 func pick(vals ...string) string {
