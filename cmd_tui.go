@@ -4,12 +4,38 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/tui"
 )
 
-// runTUI shows a run in the full-screen TUI. Until the TUI lands it says so
-// and prints the text report.
+// runTUI shows a run full screen (package tui) and returns its exit code.
+// Originals are read before the run starts, so that `a` in the TUI can
+// refuse to apply over a file that changed meanwhile, as --apply does.
+// After the screen closes, the text report is printed, so the result stays
+// in the terminal's scrollback.
 func runTUI(ctx context.Context, p *plan, f *runFlags) int {
-	fmt.Fprintln(os.Stderr, "shadow: the TUI is not in this build yet; showing the text report")
-	f.headless = true
-	return execute(p, f, autoUI, os.Stdout)
+	opts := tui.Options{
+		Workspace: p.cfg.Workspace,
+		Hyps:      p.cfg.Hyps,
+		Originals: engine.ReadOriginals(p.cfg.Workspace, p.cfg.Hyps),
+	}
+	if !f.noRecord {
+		opts.RunsDir = filepath.Join(p.store.WorkspaceDir(p.cfg.Workspace), "runs")
+	}
+	rep, err := tui.Live(ctx, opts, func(ctx context.Context, sink func(engine.Event)) (*engine.Report, error) {
+		return runPlan(ctx, p, f.noRecord, sink)
+	})
+	if rep == nil {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "shadow:", err)
+		}
+		return exitEnv
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shadow: tui:", err)
+	}
+	engine.WriteText(os.Stdout, rep)
+	return exitCode(rep)
 }

@@ -43,6 +43,8 @@ func dispatch(args []string) int {
 			return 0
 		case "tui":
 			return cmdRun(args[1:], forceTUI)
+		case "watch":
+			return cmdWatch(args[1:])
 		case "log":
 			return cmdLog(args[1:])
 		case "show":

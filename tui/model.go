@@ -44,8 +44,12 @@ type Options struct {
 // EventMsg carries one engine event of the live run into the program.
 type EventMsg engine.Event
 
-// RunDoneMsg says the engine returned: every sandbox is cleaned up.
-type RunDoneMsg struct{ Report *engine.Report }
+// RunDoneMsg says the engine returned: every sandbox is cleaned up. Err
+// is set when the run could not be made at all.
+type RunDoneMsg struct {
+	Report *engine.Report
+	Err    error
+}
 
 type pane int
 

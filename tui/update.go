@@ -47,7 +47,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.quitting {
 			return m, tea.Quit
 		}
-		if m.status == "" || strings.HasPrefix(m.status, "cancelling") {
+		if msg.Err != nil {
+			m.status = "the run failed: " + msg.Err.Error() + " · q exits"
+		} else if m.status == "" || strings.HasPrefix(m.status, "cancelling") {
 			m.status = m.doneStatus()
 		}
 		return m, nil

@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// RunFunc runs the engine: it must send every event to sink and return
+// only when every sandbox is cleaned up.
+type RunFunc func(ctx context.Context, sink func(engine.Event)) (*engine.Report, error)
+
+// Live shows a run made by this process full screen on the terminal. run
+// is started in a goroutine; its events reach the screen through
+// program.Send. Quitting during the run (after the user confirms)
+// cancels it; Live always waits for run to return before it returns, so
+// no sandbox outlives the screen. The report is nil when run failed.
+func Live(ctx context.Context, opts Options, run RunFunc) (*engine.Report, error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts.Live = true
+	opts.Cancel = cancel
+	if opts.Renderer == nil {
+		opts.Renderer = terminalRenderer()
+	}
+	m := New(opts)
+	prog := tea.NewProgram(m, tea.WithAltScreen())
+	type result struct {
+		rep *engine.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := run(runCtx, func(ev engine.Event) { prog.Send(EventMsg(ev)) })
+		done <- result{rep, err}
+		prog.Send(RunDoneMsg{Report: rep, Err: err})
+		if ctx.Err() != nil { // a signal ended the run: leave the screen
+			prog.Quit()
+		}
+	}()
+	_, perr := prog.Run()
+	if perr != nil {
+		cancel() // the screen is gone: do not leave the run behind
+	}
+	res := <-done
+	if perr != nil && !errors.Is(perr, tea.ErrInterrupted) && !errors.Is(perr, tea.ErrProgramKilled) {
+		return res.rep, perr
+	}
+	return res.rep, res.err
+}
+
+// Watch follows, full screen, the runs other processes record in
+// opts.RunsDir, until the user quits.
+func Watch(opts Options) error {
+	opts.Watch = true
+	if opts.Renderer == nil {
+		opts.Renderer = terminalRenderer()
+	}
+	_, err := tea.NewProgram(New(opts), tea.WithAltScreen()).Run()
+	if errors.Is(err, tea.ErrInterrupted) {
+		return nil
+	}
+	return err
+}
+
+// terminalRenderer is the renderer of stdout: its colour profile follows
+// the terminal and NO_COLOR. The background is asked for now, before the
+// program owns the terminal's input.
+func terminalRenderer() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(os.Stdout)
+	r.HasDarkBackground()
+	return r
+}
