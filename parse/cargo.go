@@ -37,12 +37,12 @@ var (
 var nextestCapture = regexp.MustCompile(`^(?:---|─+) STD(?:OUT|ERR|OUT/STDERR|OUT and STDERR):`)
 
 func (c *cargo) line(s string) {
-	if nextestCapture.MatchString(s) {
+	if strings.Contains(s, " STD") && nextestCapture.MatchString(s) {
 		c.capture = true
 		return
 	}
 	if c.capture {
-		if nextestLine.MatchString(s) || nextestSummary.MatchString(s) {
+		if nextestShape(s) && (nextestLine.MatchString(s) || nextestSummary.MatchString(s)) {
 			c.capture = false
 		}
 		return
@@ -59,8 +59,13 @@ func (c *cargo) line(s string) {
 		}
 	case strings.HasPrefix(s, "test ") && strings.Contains(s, " ... "):
 		i := strings.LastIndex(s, " ... ")
+		if i < 5 { // "test ... ok": no name
+			return
+		}
 		name, res := s[5:i], s[i+5:]
-		name = cargoDocLine.ReplaceAllString(name, "")
+		if strings.HasSuffix(name, ")") {
+			name = cargoDocLine.ReplaceAllString(name, "")
+		}
 		switch {
 		case res == "ok":
 			c.t.outcome(name, pass, true)
@@ -96,7 +101,18 @@ var (
 	nextestStart   = regexp.MustCompile(`^\s*Starting \d+ tests? across \d+ binar`)
 )
 
+// nextestShape is a cheap test for "  STATUS [": the regexp only runs on
+// lines that have it.
+func nextestShape(s string) bool {
+	t := strings.TrimLeft(s, " ")
+	i := strings.IndexByte(t, ' ')
+	return i > 0 && t[0] >= 'A' && t[0] <= 'Z' && i+1 < len(t) && t[i+1] == '['
+}
+
 func (n *nextest) line(s string) {
+	if !strings.Contains(s, " [") && !strings.Contains(s, "Starting ") {
+		return
+	}
 	if nextestStart.MatchString(s) {
 		n.t.closeLive()
 		n.after = false
@@ -120,6 +136,9 @@ func (n *nextest) line(s string) {
 		}
 		n.t.closeWith(c)
 		n.after = true
+		return
+	}
+	if !nextestShape(s) {
 		return
 	}
 	m := nextestLine.FindStringSubmatch(s)

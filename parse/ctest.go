@@ -16,7 +16,7 @@ import (
 type ctest struct {
 	t       tally
 	closed  bool // a summary line closed the section; the lists may follow
-	notRun  bool // inside "did not run"
+	list    int  // inside "did not run" (1) or "FAILED" (2) list
 	skipped int  // per-test skips of the open section
 }
 
@@ -36,9 +36,7 @@ var (
 func (c *ctest) line(s string) {
 	if strings.Contains(s, " Test ") && strings.Contains(s, " sec") {
 		if m := ctestLine.FindStringSubmatch(s); m != nil {
-			if c.closed {
-				c.closed = false
-			}
+			c.closed, c.list = false, 0
 			st := m[2]
 			switch {
 			case st == "Passed":
@@ -51,7 +49,9 @@ func (c *ctest) line(s string) {
 			return
 		}
 	}
-	if m := ctestSummary.FindStringSubmatch(s); m != nil {
+	if !strings.Contains(s, "% tests passed") {
+		// not the summary
+	} else if m := ctestSummary.FindStringSubmatch(s); m != nil {
 		failed, total := atoi(m[1]), atoi(m[2])
 		sk := min(c.t.cur.skipped, max(total-failed, 0))
 		c.t.closeWith(counts{max(total-failed-sk, 0), failed, sk})
@@ -63,15 +63,21 @@ func (c *ctest) line(s string) {
 		return
 	}
 	switch {
+	case !c.closed:
+		return
 	case strings.HasPrefix(s, "The following tests did not run:"):
-		c.notRun, c.skipped = true, 0
+		c.list, c.skipped = 1, 0
 		return
 	case strings.HasPrefix(s, "The following tests FAILED:"):
-		c.notRun = false
+		c.list = 2
+		return
+	case c.list == 0:
 		return
 	}
-	if m := ctestList.FindStringSubmatch(s); m != nil && c.closed {
-		if c.notRun {
+	if m := ctestList.FindStringSubmatch(s); m == nil {
+		c.list = 0
+	} else {
+		if c.list == 1 {
 			// Without per-test lines (ctest -Q) skips are only known here:
 			// move them from passed, once per entry beyond those already counted.
 			c.skipped++

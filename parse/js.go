@@ -42,13 +42,15 @@ func (v *vitest) line(s string) {
 	if trim == "" {
 		return
 	}
-	if vitestRun.MatchString(trim) {
+	if strings.HasPrefix(trim, "RUN ") && vitestRun.MatchString(trim) {
 		v.on = true
 		v.t.closeLive()
 		v.counted = map[string]bool{}
 		return
 	}
-	if m := vitestTests.FindStringSubmatch(trim); m != nil {
+	if !strings.HasPrefix(trim, "Tests ") {
+		// not the summary
+	} else if m := vitestTests.FindStringSubmatch(trim); m != nil {
 		var c counts
 		for _, part := range strings.Split(m[1], " | ") {
 			n, w, ok := numWord(part)
@@ -191,7 +193,9 @@ func (j *jest) line(s string) {
 		return
 	}
 	if !strings.Contains(s, "\t") {
-		if m := jestHeader.FindStringSubmatch(trim); m != nil {
+		if !strings.HasPrefix(trim, "PASS ") && !strings.HasPrefix(trim, "FAIL ") {
+			// not a file header
+		} else if m := jestHeader.FindStringSubmatch(trim); m != nil {
 			j.file, j.tree, j.stack = m[1], true, j.stack[:0]
 			return
 		}
@@ -268,9 +272,14 @@ var (
 	bunRan    = regexp.MustCompile(`^Ran \d+ tests? across \d+ files?\.`)
 )
 
+var bunMarks = []struct {
+	prefix string
+	o      int
+}{{"(pass) ", pass}, {"✓ ", pass}, {"(fail) ", fail}, {"✗ ", fail}, {"(skip) ", skip}, {"» ", skip}, {"(todo) ", skip}, {"✎ ", skip}}
+
 func (b *bun) line(s string) {
 	trim := strings.TrimSpace(s)
-	if bunHeader.MatchString(trim) {
+	if strings.HasPrefix(trim, "bun test v") && bunHeader.MatchString(trim) {
 		b.on, b.recap, b.sum = true, false, counts{}
 		b.t.closeLive()
 		return
@@ -278,25 +287,27 @@ func (b *bun) line(s string) {
 	if !b.on || trim == "" {
 		return
 	}
-	if m := bunCount.FindStringSubmatch(trim); m != nil {
-		n := atoi(m[1])
-		switch m[2] {
-		case "pass":
-			b.sum.passed += n
-		case "fail":
-			b.sum.failed += n
-		default:
-			b.sum.skipped += n
+	if trim[0] >= '0' && trim[0] <= '9' {
+		if m := bunCount.FindStringSubmatch(trim); m != nil {
+			n := atoi(m[1])
+			switch m[2] {
+			case "pass":
+				b.sum.passed += n
+			case "fail":
+				b.sum.failed += n
+			default:
+				b.sum.skipped += n
+			}
+			return
 		}
-		return
+		if bunRecap.MatchString(trim) {
+			b.recap = true
+			return
+		}
 	}
-	if bunRan.MatchString(trim) {
+	if strings.HasPrefix(trim, "Ran ") && bunRan.MatchString(trim) {
 		b.t.closeWith(b.sum)
 		b.sum, b.recap = counts{}, false
-		return
-	}
-	if bunRecap.MatchString(trim) {
-		b.recap = true
 		return
 	}
 	if strings.HasSuffix(trim, ":") && !strings.Contains(trim, " ") && jsTestFile.MatchString(trim[:len(trim)-1]) {
@@ -305,10 +316,7 @@ func (b *bun) line(s string) {
 	}
 	var o int
 	var rest string
-	for _, p := range []struct {
-		prefix string
-		o      int
-	}{{"(pass) ", pass}, {"✓ ", pass}, {"(fail) ", fail}, {"✗ ", fail}, {"(skip) ", skip}, {"» ", skip}, {"(todo) ", skip}, {"✎ ", skip}} {
+	for _, p := range bunMarks {
 		if r, ok := strings.CutPrefix(trim, p.prefix); ok {
 			o, rest = p.o, r
 			break

@@ -29,7 +29,13 @@ var (
 )
 
 func (m *meson) line(s string) {
-	if r := mesonLine.FindStringSubmatch(s); r != nil {
+	t := strings.TrimLeft(s, " ")
+	if t == "" {
+		return
+	}
+	if t[0] < '0' || t[0] > '9' {
+		// not a test line
+	} else if r := mesonLine.FindStringSubmatch(s); r != nil {
 		switch r[2] {
 		case "OK", "EXPECTEDFAIL":
 			m.t.outcome(r[1], pass, true)
@@ -38,6 +44,11 @@ func (m *meson) line(s string) {
 		default:
 			m.t.outcome(r[1], fail, true)
 		}
+		return
+	}
+	switch t[0] {
+	case 'O', 'E', 'F', 'U', 'S', 'T':
+	default:
 		return
 	}
 	r := mesonSum.FindStringSubmatch(strings.TrimSpace(s))

@@ -45,7 +45,9 @@ func (n *node) line(s string) {
 	testAt := n.testAt
 	n.testAt = false
 	trim := strings.TrimSpace(s)
-	if m := nodeSum.FindStringSubmatch(trim); m != nil {
+	if !strings.HasPrefix(trim, "# ") && !strings.HasPrefix(trim, "ℹ ") {
+		// not a summary line
+	} else if m := nodeSum.FindStringSubmatch(trim); m != nil {
 		v := atoi(m[2])
 		switch m[1] {
 		case "tests":

@@ -61,7 +61,7 @@ func (p *pytest) line(s string) {
 			return
 		}
 	}
-	if strings.Contains(s, " in ") && strings.Contains(s, "s") {
+	if strings.Contains(s, " in ") && (strings.HasSuffix(s, "=") || strings.HasSuffix(s, "s") || strings.HasSuffix(s, ")")) {
 		if m := pytestSummary.FindStringSubmatch(s); m != nil && p.summary(m[1]) {
 			p.short = false
 			return
@@ -86,6 +86,9 @@ func (p *pytest) line(s string) {
 			p.t.outcome(m[2], pytestOutcome[m[1]], true)
 			return
 		}
+	}
+	if !strings.HasSuffix(s, "%]") && !strings.Contains(s, ".py ") {
+		return
 	}
 	if m := pytestProgress.FindStringSubmatch(s); m != nil {
 		chars := m[1] + m[2]

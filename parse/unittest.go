@@ -42,7 +42,9 @@ var (
 func (u *unittest) line(s string) {
 	rule := u.rule
 	u.rule = len(s) >= 20 && strings.Trim(s, "=") == ""
-	if m := utRan.FindStringSubmatch(s); m != nil {
+	if !strings.HasPrefix(s, "Ran ") {
+		// not the count line
+	} else if m := utRan.FindStringSubmatch(s); m != nil {
 		u.ran = atoi(m[1])
 		u.t.seen = true
 		return
@@ -64,7 +66,7 @@ func (u *unittest) line(s string) {
 		}
 		u.pending = ""
 	}
-	if !strings.Contains(s, " (") {
+	if i := strings.Index(s, " ("); i <= 0 || strings.IndexByte(s[:i], ' ') >= 0 {
 		return
 	}
 	m := utVerbose.FindStringSubmatch(s)
