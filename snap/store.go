@@ -60,27 +60,51 @@ func NewRunID(now time.Time) string {
 
 // Run is one recorded run.
 type Run struct {
-	ID  string
-	Dir string
-	ev  *os.File
+	ID   string
+	Dir  string
+	ev   *os.File
+	objs Objects
 }
 
 // Meta is the run's first record, written before anything runs.
 type Meta struct {
-	Run       string    `json:"run"`
-	Workspace string    `json:"workspace"`
-	Subdir    string    `json:"subdir"`
-	Command   []string  `json:"command"`
-	StartedAt time.Time `json:"started_at"`
-	PID       int       `json:"pid"`
+	Run        string    `json:"run"`
+	Workspace  string    `json:"workspace"`
+	Subdir     string    `json:"subdir"`
+	Command    []string  `json:"command"`
+	StartedAt  time.Time `json:"started_at"`
+	PID        int       `json:"pid"`
+	Hypotheses []string  `json:"hypotheses,omitempty"`
+	Freeze     bool      `json:"freeze,omitempty"`
+	// PIDStart (the process's start time in clock ticks after boot) and
+	// Boot (the kernel's boot id) tell a live recorder from a dead one whose
+	// PID was reused, or one from before a reboot. NewRun fills them in.
+	PIDStart uint64 `json:"pid_start,omitempty"`
+	Boot     string `json:"boot,omitempty"`
 }
 
 // NewRun creates the run's folder with its spec and metadata, and opens its
-// event log for appending.
+// event log for appending. Two processes that draw the same run id (same
+// second, same random suffix) cannot share a folder: the second one gets
+// ErrExist from mkdir and the caller picks another id.
 func (s Store) NewRun(meta Meta, spec []byte) (*Run, error) {
-	dir := filepath.Join(s.WorkspaceDir(meta.Workspace), "runs", meta.Run)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("record run in %s: %w (set XDG_STATE_HOME, or pass --no-record)", dir, err)
+	runs := filepath.Join(s.WorkspaceDir(meta.Workspace), "runs")
+	if err := os.MkdirAll(runs, 0o700); err != nil {
+		return nil, fmt.Errorf("record run in %s: %w (set XDG_STATE_HOME, or pass --no-record)", runs, err)
+	}
+	_ = s.writeWorkspaceInfo(meta.Workspace)
+	dir := filepath.Join(runs, meta.Run)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("record run in %s: %w", dir, err)
+	}
+	if meta.PID == 0 {
+		meta.PID = os.Getpid()
+	}
+	if meta.PIDStart == 0 {
+		meta.PIDStart = pidStart(meta.PID)
+	}
+	if meta.Boot == "" {
+		meta.Boot = bootID()
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, "spec.json"), spec); err != nil {
 		return nil, err
@@ -93,7 +117,34 @@ func (s Store) NewRun(meta Meta, spec []byte) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{ID: meta.Run, Dir: dir, ev: ev}, nil
+	return &Run{ID: meta.Run, Dir: dir, ev: ev, objs: s.Objects(meta.Workspace)}, nil
+}
+
+// NewRunRetry is NewRun with a fresh run id (from NewRunID) on the
+// unlikely collision of two ids; it returns the run with the id used.
+func (s Store) NewRunRetry(meta Meta, spec []byte) (*Run, error) {
+	for i := 0; ; i++ {
+		r, err := s.NewRun(meta, spec)
+		if err == nil || !errors.Is(err, os.ErrExist) || i == 5 {
+			return r, err
+		}
+		meta.Run = NewRunID(time.Now())
+	}
+}
+
+// workspaceInfo is workspace.json in a workspace's folder: which checkout
+// the folder records (its name is only a hash).
+type workspaceInfo struct {
+	Workspace string `json:"workspace"`
+}
+
+func (s Store) writeWorkspaceInfo(ws string) error {
+	p := filepath.Join(s.WorkspaceDir(ws), "workspace.json")
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	b, _ := json.Marshal(workspaceInfo{Workspace: ws})
+	return WriteFileAtomic(p, b)
 }
 
 // AppendEvent appends one event to the run's log. Each line is written
@@ -116,6 +167,11 @@ func (r *Run) Finish(report any) error {
 		return err
 	}
 	return WriteFileAtomic(filepath.Join(r.Dir, "report.json"), b)
+}
+
+// RunDir is the folder of run id in workspace ws's records.
+func (s Store) RunDir(ws, id string) string {
+	return filepath.Join(s.WorkspaceDir(ws), "runs", id)
 }
 
 // WriteFileAtomic writes data to a temporary file in the same directory,
