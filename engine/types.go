@@ -79,6 +79,11 @@ type Job struct {
 	// KeepDir, when set, is where the sandbox leaves what the command wrote
 	// (overlay: the upper directory) instead of removing it.
 	KeepDir string
+	// Lowers are read-only directories stacked above the workspace, the
+	// first topmost (overlay: lowerdir=L1:L2:WORKSPACE). --freeze puts a
+	// copy of the source files there, so edits to the checkout during the
+	// run do not reach it.
+	Lowers []string
 }
 
 // Outcome is what a Sandbox reports about one finished Job. When ctx ends
@@ -88,6 +93,18 @@ type Outcome struct {
 	ExitCode  int               // the command's exit status; -1 when killed by a signal
 	Signal    string            // the signal that ended it, if any
 	Collected map[string][]byte // contents of Job.Collect entries the command wrote
+	// Warnings are things the user must hear about even when the command
+	// passed, e.g. an in-place run that left a concurrently edited file
+	// alone; the engine appends them to the result's error.
+	Warnings []string
+}
+
+// RunHolder is implemented by a sandbox that must hold the workspace for a
+// whole run (in-place mode: no other run may read or change the checkout
+// between this run's hypotheses). Run calls HoldRun before it reads the
+// checkout and the returned release when the report is complete.
+type RunHolder interface {
+	HoldRun(ctx context.Context) (release func())
 }
 
 // Sandbox isolates one hypothesis's run. overlay and inplace implement it.
@@ -162,6 +179,10 @@ type Report struct {
 	Applied    []string  `json:"applied"`
 	ApplyError string    `json:"apply_error,omitempty"`
 	Cancelled  bool      `json:"cancelled,omitempty"`
+	// Frozen: the run saw a copy of the source files taken at its start
+	// (--freeze); stale_paths then lists only the paths created since,
+	// which are the only changes that could reach it.
+	Frozen     bool      `json:"frozen,omitempty"`
 	Hypotheses []*Result `json:"hypotheses"`
 }
 

@@ -17,12 +17,13 @@ const configEnv = "SHADOW_SANDBOX_CONFIG"
 
 // initConfig is what the parent tells the init.
 type initConfig struct {
-	Lower   string   `json:"lower"`   // the workspace: lowerdir and mount point
-	Upper   string   `json:"upper"`   // the hypothesis's upper dir
-	Work    string   `json:"work"`    // overlayfs work dir
-	Options []string `json:"options"` // overlay option sets to try, in order, e.g. "userxattr,volatile"
-	Deletes []string `json:"deletes"` // workspace-relative paths removed inside the mount (whiteouts)
-	Dir     string   `json:"dir"`     // absolute working directory of the command
+	Lower   string   `json:"lower"`            // the workspace: lowerdir and mount point
+	Lowers  []string `json:"lowers,omitempty"` // read-only layers stacked above Lower, topmost first
+	Upper   string   `json:"upper"`            // the hypothesis's upper dir
+	Work    string   `json:"work"`             // overlayfs work dir
+	Options []string `json:"options"`          // overlay option sets to try, in order, e.g. "userxattr,volatile"
+	Deletes []string `json:"deletes"`          // workspace-relative paths removed inside the mount (whiteouts)
+	Dir     string   `json:"dir"`              // absolute working directory of the command
 	Argv    []string `json:"argv"`
 	Net     string   `json:"net"` // "isolated": bring lo up in the new network namespace
 	Tmp     string   `json:"tmp"` // "private": a fresh tmpfs on /tmp

@@ -88,7 +88,11 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 	}
 	var lastErr error
 	for _, opts := range cfg.Options {
-		data := "lowerdir=" + escapeOpt(cfg.Lower) + ",upperdir=" + escapeOpt(cfg.Upper) + ",workdir=" + escapeOpt(cfg.Work)
+		lower := escapeOpt(cfg.Lower)
+		for i := len(cfg.Lowers) - 1; i >= 0; i-- {
+			lower = escapeOpt(cfg.Lowers[i]) + ":" + lower
+		}
+		data := "lowerdir=" + lower + ",upperdir=" + escapeOpt(cfg.Upper) + ",workdir=" + escapeOpt(cfg.Work)
 		if opts != "" {
 			data += "," + opts
 		}

@@ -84,7 +84,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		return out, err
 	}
 	cfg := initConfig{
-		Lower: job.Workspace, Upper: upper, Work: work, Options: s.options,
+		Lower: job.Workspace, Lowers: job.Lowers, Upper: upper, Work: work, Options: s.options,
 		Deletes: job.Hyp.Deletes, Dir: filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir)),
 		Argv: job.Command, Net: job.Net, Tmp: job.Tmp,
 	}
