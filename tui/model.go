@@ -93,13 +93,14 @@ type Model struct {
 	confirmHyp string
 	status     string
 
-	diffVP   viewport.Model
-	diffKey  string
-	diffHyp  string
-	outVP    viewport.Model
-	outOpen  bool
-	outHyp   string
-	diffMemo map[string][]string
+	diffVP    viewport.Model
+	diffKey   string
+	diffHyp   string
+	outVP     viewport.Model
+	outOpen   bool
+	outHyp    string
+	outBottom bool
+	diffMemo  map[string][]string
 
 	runs      []RunInfo
 	tlSel     int

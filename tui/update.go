@@ -413,7 +413,7 @@ func (m *Model) setOutput(text string) {
 		lines[i] = sanitize(l, m.st.color)
 	}
 	m.outVP.SetContent(strings.Join(lines, "\n"))
-	m.outVP.GotoBottom()
+	m.outBottom = true // once the viewport has its size, in render
 	m.dirty = true
 }
 

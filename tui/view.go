@@ -159,6 +159,10 @@ func (m *Model) body(w, h int, now time.Time) string {
 	st := m.st
 	if m.outOpen {
 		m.outVP.Width, m.outVP.Height = w, max(h-1, 1)
+		if m.outBottom {
+			m.outVP.GotoBottom()
+			m.outBottom = false
+		}
 		title := st.Bold.Render("output of "+m.outHyp) + st.Dim.Render(" · ↑/↓ pgup/pgdn scroll · esc closes")
 		return fit(trunc(title, w)+"\n"+m.outVP.View(), w, h)
 	}
