@@ -35,6 +35,7 @@ type runFlags struct {
 	dir, mode, net, tmp, timeout string
 	jobs                         int
 	apply, baseline, keep        bool
+	freeze                       bool
 	noRecord, headless           bool
 	json, events                 bool
 }
@@ -49,6 +50,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.net, "net", "", "host|isolated")
 	fs.StringVar(&f.tmp, "tmp", "", "shared|private")
 	fs.BoolVar(&f.keep, "keep", false, "keep upper dirs in the record")
+	fs.BoolVar(&f.freeze, "freeze", false, "run on a copy of the source files taken at the start")
 	fs.BoolVar(&f.noRecord, "no-record", false, "do not record the run")
 	fs.BoolVar(&f.headless, "headless", false, "never the TUI")
 	fs.BoolVar(&f.json, "json", false, "JSON report on stdout")
@@ -119,6 +121,8 @@ type plan struct {
 	specJSON []byte
 	store    snap.Store
 	verdict  overlay.Verdict
+	bases    map[string]snap.BaseRef // each hypothesis's base, as resolved
+	freeze   bool
 }
 
 // planRun validates everything before anything runs or is written: flags,
@@ -180,7 +184,8 @@ func planRunIn(cwd string, spec *engine.Spec, specDir string, command []string, 
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
-	hyps, err := engine.Resolve(spec, specDir, ws, nil)
+	bases := newBaseResolver(ws)
+	hyps, err := engine.Resolve(spec, specDir, ws, bases.resolve)
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
@@ -238,7 +243,7 @@ func planRunIn(cwd string, spec *engine.Spec, specDir string, command []string, 
 		env = append(env, k+"="+v)
 	}
 	specJSON, _ := json.MarshalIndent(spec, "", "  ")
-	p := &plan{store: store, specJSON: specJSON}
+	p := &plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: f.freeze}
 	p.cfg = engine.Config{
 		Workspace: ws, Subdir: subdir, Command: command, Hyps: hyps, Jobs: jobs, Timeout: timeout,
 		Env: env, Net: net, Tmp: tmp, JUnit: spec.JUnit, Keep: f.keep, Apply: f.apply,
@@ -350,14 +355,25 @@ func runPlan(ctx context.Context, p *plan, noRecord bool, sinks ...func(engine.E
 	now := time.Now()
 	cfg := p.cfg
 	cfg.RunID = snap.NewRunID(now)
+	var fix func(engine.Event) // --freeze: first to see the report
+	if p.freeze {
+		var cleanup func()
+		var err error
+		if fix, cleanup, err = startFreeze(p, &cfg); err != nil {
+			return nil, err
+		}
+		defer cleanup()
+	}
 	var rec *snap.Run
 	if !noRecord {
 		var err error
-		rec, err = p.store.NewRun(snap.Meta{Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
-			Command: cfg.Command, StartedAt: now.UTC(), PID: os.Getpid()}, p.specJSON)
+		rec, err = p.store.NewRunRetry(snap.Meta{Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
+			Command: cfg.Command, StartedAt: now.UTC(), PID: os.Getpid(), Hypotheses: hypNames(cfg.Hyps), Freeze: p.freeze}, p.specJSON)
 		if err != nil {
 			return nil, err
 		}
+		cfg.RunID = rec.ID
+		recordInputs(rec, p, &cfg)
 		cfg.LogDir = filepath.Join(rec.Dir, "hyps")
 		sinks = append([]func(engine.Event){func(ev engine.Event) { _ = rec.AppendEvent(ev) }}, sinks...)
 	} else {
@@ -366,6 +382,9 @@ func runPlan(ctx context.Context, p *plan, noRecord bool, sinks ...func(engine.E
 			return nil, err
 		}
 		cfg.LogDir = dir
+	}
+	if fix != nil {
+		sinks = append([]func(engine.Event){fix}, sinks...)
 	}
 	cfg.Emit = engine.Fanout(sinks...)
 	rep := engine.Run(ctx, cfg)
