@@ -15,7 +15,12 @@ import (
 	"github.com/shadow-dev/shadow/engine"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+// updating reports -update: the flag is registered by x/exp/golden (which
+// teatest imports), and this package's goldens follow it too.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func TestMain(m *testing.M) {
 	time.Local = time.UTC
@@ -61,7 +66,7 @@ func checkFits(t *testing.T, frame string, w, h int) {
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
