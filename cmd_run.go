@@ -184,6 +184,9 @@ func planRunIn(cwd string, spec *engine.Spec, specDir string, command []string, 
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
+	if perr := recoverWorkspace(ws); perr != nil {
+		return nil, perr
+	}
 	bases := newBaseResolver(ws)
 	hyps, err := engine.Resolve(spec, specDir, ws, bases.resolve)
 	if err != nil {

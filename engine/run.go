@@ -64,6 +64,9 @@ func Run(ctx context.Context, cfg Config) *Report {
 	}
 	em.emit(Event{Kind: KindRunStarted, Hypotheses: names, Mode: rep.Mode, Command: cfg.Command, Workspace: cfg.Workspace, Jobs: jobs})
 
+	if h, ok := cfg.Sandbox.(RunHolder); ok {
+		defer h.HoldRun(ctx)()
+	}
 	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
 	stale := ScanSources(cfg.Workspace)
 	results := make([]*Result, len(cfg.Hyps))
@@ -206,6 +209,13 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, h Hypothesis, r *Resu
 			msg := "killed by " + o.Signal
 			r.Error = &msg
 		}
+	}
+	for _, w := range o.Warnings {
+		msg := w
+		if r.Error != nil {
+			msg = *r.Error + "; " + w
+		}
+		r.Error = &msg
 	}
 	if cfg.ParseJUnit != nil && len(job.Collect) > 0 {
 		if b, ok := o.Collected[job.Collect[0]]; ok {

@@ -1,0 +1,89 @@
+package inplace
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// procStat returns a process's process group and start time (clock ticks
+// since boot) from /proc/PID/stat.
+func procStat(pid int) (pgrp int, start uint64, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is field 3 (state): pgrp is field 5, starttime field 22.
+	if len(f) < 20 {
+		return 0, 0, false
+	}
+	pgrp, _ = strconv.Atoi(f[2])
+	start, _ = strconv.ParseUint(f[19], 10, 64)
+	return pgrp, start, true
+}
+
+// killLeftovers ends what is left of a crashed run's command: the shadow
+// that started it was killed, so nobody else will. Only processes of the
+// recorded group that started no earlier than its leader, in this boot,
+// are signalled, so a recycled group id is left alone.
+func killLeftovers(j *Journal) {
+	if j.PGID <= 0 || j.BootID == "" || j.BootID != bootID() {
+		return
+	}
+	if _, start, ok := procStat(j.PGID); ok && start != j.PGIDStart {
+		return // the id now belongs to another process
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pg, start, ok := procStat(pid); ok && pg == j.PGID && start >= j.PGIDStart {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+}
+
+// waitExited blocks until pid has exited, without reaping it: while it is
+// a zombie its process group id cannot be reused, so signalling the group
+// afterwards cannot hit a stranger.
+func waitExited(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+const canWaitNoReap = true
+
+// sysProcAttr puts the command in its own process group (so it and its
+// children can be signalled together, and the terminal's Ctrl-C reaches
+// shadow, which restores, rather than the command alone) and kills it if
+// shadow dies (the thread that starts it must stay locked until Wait).
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}

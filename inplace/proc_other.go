@@ -1,0 +1,19 @@
+//go:build !linux
+
+package inplace
+
+import "syscall"
+
+func bootID() string { return "" }
+
+func killLeftovers(j *Journal) {}
+
+func procStat(pid int) (pgrp int, start uint64, ok bool) { return 0, 0, false }
+
+// Without waitid(WNOWAIT) the leader is reaped by Wait before the group is
+// signalled.
+const canWaitNoReap = false
+
+func waitExited(pid int) {}
+
+func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

@@ -1,0 +1,354 @@
+// Package inplace runs hypotheses one at a time in the checkout itself,
+// for machines where overlay shadows cannot be made (no user namespaces,
+// no overlayfs). It never loses a file:
+//
+//   - a lock per workspace (flock on a file in the state dir) makes shadow
+//     processes take turns;
+//   - before anything in the checkout changes, a journal of every original
+//     (bytes, mode, mtime, symlink target or absence, the directories that
+//     will be created) is written to the state dir and fsynced, file and
+//     directory, and committed by one rename;
+//   - files are replaced (temporary file + rename), never written through:
+//     a hard-linked twin keeps its bytes, a symlink is replaced, not
+//     followed;
+//   - the command runs in its own process group; a timeout or Ctrl-C ends
+//     the whole group (SIGTERM, a grace period, SIGKILL);
+//   - afterwards each path is restored only if it still holds what the
+//     hypothesis wrote; one that changed (a user's edit) is left alone and
+//     reported, its original kept in the state dir;
+//   - the journal is removed last. A crash at any point leaves either no
+//     journal (nothing was touched) or a complete one, which the next
+//     shadow invocation on the workspace, or `shadow gc`, replays.
+package inplace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// Grace is how long a command has to exit after SIGTERM before its process
+// group is killed.
+var Grace = 2 * time.Second
+
+// Sandbox is the in-place sandbox of one workspace.
+type Sandbox struct {
+	stateDir string    // the workspace's state dir: lock and journal
+	notice   io.Writer // where waiting and recovery notices go (stderr)
+
+	mu      sync.Mutex
+	release func()
+	holds   int
+}
+
+// New returns the in-place sandbox whose lock and journal live in
+// stateDir (the workspace's folder in the state dir). Notices (waiting
+// for the lock, files left alone) go to notice, which may be nil.
+func New(stateDir string, notice io.Writer) *Sandbox {
+	return &Sandbox{stateDir: stateDir, notice: notice}
+}
+
+func (s *Sandbox) Mode() string   { return "inplace" }
+func (s *Sandbox) Parallel() bool { return false }
+
+// LockPath is the workspace lock's file.
+func (s *Sandbox) LockPath() string { return filepath.Join(s.stateDir, LockName) }
+
+// HoldRun takes the workspace lock for a whole run, so that no other run
+// reads or changes the checkout between this run's hypotheses (the engine
+// reads the originals before the first one and applies the winner after
+// the last). The release is safe to call once.
+func (s *Sandbox) HoldRun(ctx context.Context) func() {
+	rel, err := s.hold(ctx)
+	if err != nil {
+		return func() {}
+	}
+	return rel
+}
+
+func (s *Sandbox) hold(ctx context.Context) (func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holds == 0 {
+		rel, err := Lock(ctx, s.LockPath(), true, s.notice)
+		if err != nil {
+			return nil, err
+		}
+		s.release = rel
+	}
+	s.holds++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.holds--
+			if s.holds == 0 {
+				s.release()
+				s.release = nil
+			}
+		})
+	}, nil
+}
+
+// Run implements engine.Sandbox: journal, write, run, restore.
+func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
+	out := engine.Outcome{ExitCode: -1}
+	rel, err := s.hold(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, nil // cancelled while waiting: nothing ran
+		}
+		return out, err
+	}
+	defer rel()
+	crashAt("before-journal")
+	// A journal nobody replayed (this process's own, after a failed
+	// restore, or a crash's) goes first.
+	if HasJournal(s.stateDir) {
+		r, err := Recover(s.stateDir, job.Workspace)
+		s.say(r)
+		if err != nil {
+			return out, err
+		}
+		out.Warnings = append(out.Warnings, r.Warnings...)
+	}
+	if len(job.Command) == 0 {
+		return out, errors.New("no command")
+	}
+	j, err := begin(s.stateDir, job)
+	if err != nil {
+		return out, err // nothing in the checkout changed
+	}
+	crashAt("after-journal")
+
+	var runErr error
+	if err := j.apply(job.Hyp); err != nil {
+		runErr = err
+	} else if ctx.Err() == nil {
+		if err := j.markCommandStarted(); err != nil {
+			runErr = fmt.Errorf("journal: %w", err)
+		} else {
+			before := statCollect(job)
+			out.ExitCode, out.Signal, runErr = s.command(ctx, job, j)
+			out.Collected = collect(job, before)
+		}
+	}
+
+	_, warnings, rerr := j.restore()
+	for _, w := range warnings {
+		fmt.Fprintf(job.Output, "\nshadow: %s\n", w)
+		if s.notice != nil {
+			fmt.Fprintf(s.notice, "shadow: %s: %s\n", job.Hyp.Name, w)
+		}
+	}
+	out.Warnings = append(out.Warnings, warnings...)
+	if rerr != nil {
+		if s.notice != nil {
+			fmt.Fprintf(s.notice, "shadow: %v\n", rerr)
+		}
+		return out, rerr
+	}
+	if err := j.remove(); err != nil {
+		return out, fmt.Errorf("remove journal %s: %w", j.dir, err)
+	}
+	return out, runErr
+}
+
+func (s *Sandbox) say(r Recovered) {
+	if s.notice == nil {
+		return
+	}
+	if d := r.Describe(); d != "" {
+		fmt.Fprintln(s.notice, "shadow: "+d)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(s.notice, "shadow: "+w)
+	}
+}
+
+// command runs the job's command in the subdir, in its own process group,
+// output to job.Output, until it exits or ctx ends; then it ends whatever
+// the command left in its group.
+func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit int, sig string, err error) {
+	dir := filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir))
+	argv0, err := lookPath(job.Command[0], job.Env, dir)
+	if err != nil {
+		return -1, "", err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return -1, "", err
+	}
+	cmd := &exec.Cmd{Path: argv0, Args: job.Command, Env: job.Env, Dir: dir, Stdout: pw, Stderr: pw}
+	cmd.SysProcAttr = sysProcAttr()
+
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(job.Output, pr)
+		close(copied)
+	}()
+	type result struct {
+		st  *os.ProcessState
+		err error
+	}
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	done := make(chan result, 1)
+	reap := make(chan struct{})
+	go func() {
+		// Pdeathsig fires when the starting thread exits: keep it.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		if canWaitNoReap {
+			waitExited(cmd.Process.Pid)
+			close(exited)
+			<-reap
+		}
+		err := cmd.Wait()
+		if !canWaitNoReap {
+			close(exited)
+		}
+		done <- result{cmd.ProcessState, err}
+	}()
+	if err := <-started; err != nil {
+		pw.Close()
+		pr.Close()
+		<-copied
+		return -1, "", fmt.Errorf("start %s: %w", job.Command[0], err)
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+	j.PGID = pgid
+	if _, st, ok := procStat(pgid); ok {
+		j.PGIDStart = st
+	}
+	_ = j.writeManifest() // best effort: lets a replay end what a crash left running
+	crashAt("during-command")
+
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(Grace):
+		}
+	}
+	// The leader is gone (a zombie, its group id still reserved): end
+	// whatever it left in its group, which could otherwise go on writing
+	// into the checkout after the restore.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	close(reap)
+	r := <-done
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		// A process that left the group still holds the output pipe.
+	}
+	pr.Close()
+	exit, sig = -1, ""
+	if r.st != nil {
+		if ws, ok := r.st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig = ws.Signal().String()
+			if name := signalName(ws.Signal()); name != "" {
+				sig = name
+			}
+		} else {
+			exit = r.st.ExitCode()
+		}
+	}
+	return exit, sig, nil
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	}
+	return ""
+}
+
+// lookPath finds argv0 on the job's PATH (not shadow's own); a name with a
+// slash is taken relative to the command's directory.
+func lookPath(argv0 string, env []string, dir string) (string, error) {
+	if strings.Contains(argv0, "/") {
+		return argv0, nil
+	}
+	pathEnv := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		p := filepath.Join(d, argv0)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: command not found in PATH", argv0)
+}
+
+// statCollect notes the state of the files the engine wants to read
+// afterwards, so that only what the command wrote counts.
+func statCollect(job engine.Job) map[string]fs.FileInfo {
+	m := map[string]fs.FileInfo{}
+	for _, p := range job.Collect {
+		if fi, err := os.Lstat(abs(job.Workspace, p)); err == nil {
+			m[p] = fi
+		}
+	}
+	return m
+}
+
+func collect(job engine.Job, before map[string]fs.FileInfo) map[string][]byte {
+	if len(job.Collect) == 0 {
+		return nil
+	}
+	got := map[string][]byte{}
+	for _, p := range job.Collect {
+		fi, err := os.Lstat(abs(job.Workspace, p))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if b := before[p]; b != nil && os.SameFile(b, fi) && b.ModTime().Equal(fi.ModTime()) && b.Size() == fi.Size() {
+			continue // not written by this command
+		}
+		if c, err := os.ReadFile(abs(job.Workspace, p)); err == nil {
+			got[p] = c
+		}
+	}
+	return got
+}
