@@ -9,12 +9,20 @@ import (
 // print "running N tests", one "test NAME ... ok|FAILED|ignored" line per test
 // and a "test result:" line; a workspace prints one per binary per crate, and
 // all are summed. "ignored" counts as skipped; "measured" and "filtered out"
-// are not counted. Names are libtest's own ("tests::add_works"); doc-test
-// names lose their " (line N)" suffix, because an edit above the doc comment
-// moves the line and the same doc-test must keep its name across hypotheses.
+// are not counted.
+//
+// Names are libtest's own, qualified by the test binary cargo says it is
+// running, which makes them Rust paths: "calc::tests::add_works" (unit tests
+// of crate calc), "it::integration_add" (tests/it.rs); every crate of a
+// workspace has its own "tests::it_works", so bare names would collide.
+// Doc-tests are "calc::src/lib.rs - add": their " (line N)" suffix is
+// dropped, because an edit above the doc comment moves the line and the same
+// doc-test must keep its name across hypotheses. Without cargo's "Running"
+// lines (a test binary run by hand) names stay bare.
 type cargo struct {
 	t       tally
-	capture bool // inside a test's output that cargo nextest replays
+	capture bool   // inside a test's output that cargo nextest replays
+	binary  string // the test binary or doc-test crate the next tests belong to
 }
 
 func newCargo() *cargo { return &cargo{} }
@@ -28,6 +36,11 @@ var (
 	cargoRunning = regexp.MustCompile(`^running \d+ tests?$`)
 	cargoResult  = regexp.MustCompile(`^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
 	cargoDocLine = regexp.MustCompile(` \(line \d+\)$`)
+	// "Running unittests src/lib.rs (target/debug/deps/calc-0123abcd)",
+	// "Running tests/it.rs (target/debug/deps/it-4567ef)", "Doc-tests calc".
+	cargoRunningBin = regexp.MustCompile(`^\s*Running .*\(([^()]+)\)$`)
+	cargoDocTests   = regexp.MustCompile(`^\s*Doc-tests (\S+)$`)
+	cargoHash       = regexp.MustCompile(`-[0-9a-f]{8,}(?:\.exe)?$`)
 )
 
 // nextestCapture heads a failing test's captured output in nextest's report.
@@ -44,6 +57,15 @@ func (c *cargo) line(s string) {
 	if c.capture {
 		if nextestShape(s) && (nextestLine.MatchString(s) || nextestSummary.MatchString(s)) {
 			c.capture = false
+		}
+		return
+	}
+	if t := strings.TrimLeft(s, " "); strings.HasPrefix(t, "Running ") || strings.HasPrefix(t, "Doc-tests ") {
+		if m := cargoRunningBin.FindStringSubmatch(s); m != nil {
+			bin := m[1][strings.LastIndexAny(m[1], "/\\")+1:]
+			c.binary = cargoHash.ReplaceAllString(bin, "")
+		} else if m := cargoDocTests.FindStringSubmatch(s); m != nil {
+			c.binary = m[1]
 		}
 		return
 	}
@@ -65,6 +87,9 @@ func (c *cargo) line(s string) {
 		name, res := s[5:i], s[i+5:]
 		if strings.HasSuffix(name, ")") {
 			name = cargoDocLine.ReplaceAllString(name, "")
+		}
+		if c.binary != "" {
+			name = c.binary + "::" + name
 		}
 		switch {
 		case res == "ok":

@@ -73,8 +73,8 @@ func (v *vitest) line(s string) {
 		return
 	}
 	if rest, ok := strings.CutPrefix(trim, "FAIL  "); ok {
-		if i := strings.Index(rest, " [ "); i >= 0 { // a file that failed to load
-			v.t.fail.add(rest[:i])
+		if i := strings.Index(rest, " [ "); i >= 0 && !strings.Contains(rest[:i], " > ") { // a file that failed to load
+			v.t.brokenFile(rest[:i])
 		} else if strings.Contains(rest, " > ") {
 			v.t.fail.add(rest)
 		}
@@ -208,7 +208,7 @@ func (j *jest) line(s string) {
 		switch {
 		case rest == "Console" || strings.HasPrefix(rest, "Console "):
 		case rest == "Test suite failed to run":
-			j.t.outcome(j.file, fail, false)
+			j.t.brokenFile(j.file)
 		default:
 			j.t.outcome(j.file+" › "+rest, fail, false)
 		}

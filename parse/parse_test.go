@@ -29,16 +29,20 @@ var fixtures = map[string]want{
 		[]string{"example.com/proj/calc.TestAdd", "example.com/proj/calc.TestTable/zero", "example.com/proj/util.TestOne", "example.com/proj/util.TestTwo", "example.com/proj/util.TestTwo/a"}},
 	"go/plain.txt": {"go", 0, 3, 0,
 		[]string{"example.com/proj/calc.TestSub", "example.com/proj/calc.TestTable", "example.com/proj/calc.TestTable/neg"}, []string{}},
-	"go/plain_pass.txt": {"go", 0, 0, 0, nil, []string{}},
-	"go/buildfail.txt":  {"go", 0, 1, 0, []string{"example.com/proj"}, []string{}},
+	"go/plain_pass.txt":     {"go", 0, 0, 0, nil, []string{}},
+	"go/buildfail.txt":      {"go", 0, 1, 0, []string{"example.com/proj"}, []string{}},
+	"go/json_buildfail.txt": {"go", 0, 1, 0, []string{"example.com/proj"}, []string{}},
+	"go/v_panic.txt":        {"go", 1, 1, 0, []string{"example.com/proj.TestPanics"}, []string{"example.com/proj.TestFine"}},
 
-	"cargo/nofailfast.txt": {"cargo", 3, 2, 1, []string{"tests::sub_works", "src/lib.rs - sub"},
-		[]string{"tests::add_works", "integration_add", "src/lib.rs - add"}},
-	"cargo/color.txt": {"cargo", 3, 2, 1, []string{"tests::sub_works", "src/lib.rs - sub"},
-		[]string{"tests::add_works", "integration_add", "src/lib.rs - add"}},
-	"cargo/failfast.txt": {"cargo", 1, 1, 1, []string{"tests::sub_works"}, []string{"tests::add_works"}},
+	"cargo/nofailfast.txt": {"cargo", 3, 2, 1, []string{"calc::tests::sub_works", "calc::src/lib.rs - sub"},
+		[]string{"calc::tests::add_works", "it::integration_add", "calc::src/lib.rs - add"}},
+	"cargo/color.txt": {"cargo", 3, 2, 1, []string{"calc::tests::sub_works", "calc::src/lib.rs - sub"},
+		[]string{"calc::tests::add_works", "it::integration_add", "calc::src/lib.rs - add"}},
+	"cargo/failfast.txt": {"cargo", 1, 1, 1, []string{"calc::tests::sub_works"}, []string{"calc::tests::add_works"}},
 	"cargo/pass.txt": {"cargo", 5, 0, 1, nil,
-		[]string{"tests::add_works", "tests::sub_works", "integration_add", "src/lib.rs - sub", "src/lib.rs - add"}},
+		[]string{"calc::tests::add_works", "calc::tests::sub_works", "it::integration_add", "calc::src/lib.rs - sub", "calc::src/lib.rs - add"}},
+	"cargo/workspace.txt":     {"cargo", 3, 1, 0, []string{"two::tests::d"}, []string{"one::tests::b", "one::tests::a", "two::tests::c"}},
+	"cargo/compile_error.txt": {fw: ""}, // no test ran: nil
 	"nextest/fail.txt": {"nextest", 2, 1, 1, []string{"calc tests::sub_works"},
 		[]string{"calc tests::add_works", "calc::it integration_add"}},
 	"nextest/pass.txt": {"nextest", 3, 0, 1, nil,
@@ -57,12 +61,14 @@ var fixtures = map[string]want{
 	"pytest/ra.txt": {"pytest", 3, 3, 2,
 		[]string{"tests/test_calc.py::test_error", "tests/test_calc.py::test_sub", "tests/test_calc.py::test_eq[2-3]"},
 		[]string{"tests/test_calc.py::test_add", "tests/test_calc.py::test_eq[1-1]"}},
+	"pytest/strict_xpass.txt":  {"pytest", 2, 1, 0, []string{"test_ok.py::test_strict"}, []string{}},
 	"pytest/notests.txt":       {"pytest", 0, 0, 0, nil, []string{}},
 	"pytest/collect_error.txt": {"pytest", 0, 1, 0, []string{"tests/test_bad.py"}, []string{}},
 
 	"unittest/plain.txt": {"unittest", 2, 2, 2, []string{"test_calc.TestCalc.test_error", "test_calc.TestCalc.test_sub"}, []string{}},
 	"unittest/v.txt": {"unittest", 2, 2, 2, []string{"test_calc.TestCalc.test_error", "test_calc.TestCalc.test_sub"},
 		[]string{"test_calc.TestCalc.test_add", "test_calc.TestCalc.test_doc"}},
+	"unittest/import_error.txt": {"unittest", 0, 1, 0, []string{"unittest.loader._FailedTest.test_broken"}, []string{}},
 	"unittest/ok_skipped.txt":   {"unittest", 1, 0, 2, nil, []string{}},
 	"unittest/ok_skipped_v.txt": {"unittest", 1, 0, 2, nil, []string{"test_ok.TestOK.test_a"}},
 
@@ -70,18 +76,21 @@ var fixtures = map[string]want{
 	"vitest/color.txt":   {"vitest", 3, 1, 1, []string{"vt/b.test.js > b > subtracts"}, []string{"vt/b.test.js > b > nested > divides"}},
 	"vitest/verbose.txt": {"vitest", 3, 1, 1, []string{"vt/b.test.js > b > subtracts"},
 		[]string{"vt/b.test.js > b > nested > divides", "vt/a.test.js > a > adds", "vt/a.test.js > a > multiplies"}},
-	"jest/default.txt":  {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{}},
-	"jest/color.txt":    {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{}},
-	"jest/npm_test.txt": {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{}},
+	"vitest/broken_file.txt": {"vitest", 3, 2, 1, []string{"vt/b.test.js > b > subtracts", "vt/c.test.js"}, []string{"vt/b.test.js > b > nested > divides"}},
+	"jest/single_file.txt":   {"jest", 1, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{"jt/b.test.js › b › nested › divides"}},
+	"jest/default.txt":       {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{}},
+	"jest/color.txt":         {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{}},
+	"jest/npm_test.txt":      {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{}},
 	"jest/verbose.txt": {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"},
 		[]string{"jt/b.test.js › b › nested › divides", "jt/a.test.js › a › adds", "jt/a.test.js › a › multiplies"}},
 	"bun/default.txt": {"bun", 3, 1, 1, []string{"test/b.test.ts > b > subtracts"},
 		[]string{"test/a.test.ts > a > adds", "test/a.test.ts > a > multiplies", "test/b.test.ts > b > nested > divides"}},
 	"bun/color.txt": {"bun", 3, 1, 1, []string{"test/b.test.ts > b > subtracts"},
 		[]string{"test/a.test.ts > a > adds", "test/a.test.ts > a > multiplies", "test/b.test.ts > b > nested > divides"}},
-	"node/tap.txt":        {"node", 2, 2, 2, []string{"subtracts", "suite > inner fails"}, []string{"adds", "suite > inner passes"}},
-	"node/spec.txt":       {"node", 2, 2, 2, []string{"subtracts", "suite > inner fails"}, []string{"adds", "suite > inner passes"}},
-	"node/spec_color.txt": {"node", 2, 2, 2, []string{"subtracts", "suite > inner fails"}, []string{"adds", "suite > inner passes"}},
+	"node/tap.txt":           {"node", 2, 2, 2, []string{"subtracts", "suite > inner fails"}, []string{"adds", "suite > inner passes"}},
+	"node/tap_two_files.txt": {"node", 3, 2, 2, []string{"subtracts", "suite > inner fails"}, []string{"adds", "suite > inner passes", "more passes"}},
+	"node/spec.txt":          {"node", 2, 2, 2, []string{"subtracts", "suite > inner fails"}, []string{"adds", "suite > inner passes"}},
+	"node/spec_color.txt":    {"node", 2, 2, 2, []string{"subtracts", "suite > inner fails"}, []string{"adds", "suite > inner passes"}},
 
 	"xctest/linux.txt":             {"xctest", 2, 1, 1, []string{"CalcTests.testSub"}, []string{"CalcTests.testAdd", "CalcTests.testMul"}},
 	"xctest/macos.txt":             {"xctest", 1, 1, 0, []string{"CalcTests.testSub"}, []string{"CalcTests.testAdd"}},
@@ -106,6 +115,12 @@ func readFixture(t testing.TB, name string) []byte {
 
 func check(t *testing.T, name string, got *Summary, w want) {
 	t.Helper()
+	if w.fw == "" {
+		if got != nil {
+			t.Errorf("%s: got %+v, want nil", name, got)
+		}
+		return
+	}
 	if got == nil {
 		t.Errorf("%s: nil summary, want %+v", name, w)
 		return
@@ -190,6 +205,7 @@ func TestLiveGrows(t *testing.T) {
 		"pytest/v.txt":         "test_add PASSED",
 		"pytest/q.txt":         ".FsxXE.F",
 		"cargo/nofailfast.txt": "test tests::add_works ... ok",
+		"cargo/workspace.txt":  "test tests::a ... ok",
 		"nextest/fail.txt":     "PASS [   0.004s] calc tests::add_works",
 		"unittest/v.txt":       "test_add (test_calc.TestCalc.test_add) ... ok",
 		"vitest/verbose.txt":   "✓ vt/a.test.js > a > adds",
@@ -233,6 +249,9 @@ func TestLiveGrows(t *testing.T) {
 			t.Errorf("%s: marker %q not in fixture", name, mark)
 		}
 		f := s.Final()
+		if (f == nil) != (s.Live() == nil) {
+			t.Errorf("%s: live %+v but final %+v", name, s.Live(), f)
+		}
 		if f != nil && l(s) != nil && s.Live().Framework != f.Framework {
 			t.Errorf("%s: live framework %q, final %q", name, s.Live().Framework, f.Framework)
 		}
@@ -264,6 +283,12 @@ func TestLiveGoJSONCountsEachEvent(t *testing.T) {
 	if f.Passed != 1 || f.Failed != 1 || !reflect.DeepEqual(f.FailedTests, []string{"p.TestB"}) {
 		t.Fatalf("final %+v", f)
 	}
+}
+
+func TestJestSuiteFailedToRun(t *testing.T) {
+	out := "FAIL src/broken.test.js\n  ● Test suite failed to run\n\n    SyntaxError: Unexpected token\n\n" +
+		"PASS src/ok.test.js\n\nTest Suites: 1 failed, 1 passed, 2 total\nTests:       2 passed, 2 total\n"
+	check(t, "jest broken suite", Parse([]byte(out), nil), want{"jest", 2, 1, 0, []string{"src/broken.test.js"}, nil})
 }
 
 func TestUnrecognisedIsNil(t *testing.T) {

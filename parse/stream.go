@@ -240,12 +240,28 @@ type tally struct {
 	seen bool
 	fail names
 	pass names
+	// broken counts test files that failed to load (vitest's "FAIL file [
+	// file ]", jest's "Test suite failed to run"): the runner's own test
+	// count leaves them out, but a hypothesis that breaks a test file must not
+	// rank above one that fails a test, so each counts as one failed test.
+	broken int
 }
 
 func (t *tally) live() counts {
 	c := t.done
 	c.add(t.cur)
+	c.failed += t.broken
 	return c
+}
+
+// brokenFile records a test file that failed to load, once per name.
+func (t *tally) brokenFile(name string) {
+	t.seen = true
+	if _, dup := t.fail.seen[name]; dup {
+		return
+	}
+	t.fail.add(name)
+	t.broken++
 }
 
 // closeWith ends the open section with the runner's own counts.

@@ -118,6 +118,24 @@ if sel go; then
 	save "$T/go" go/plain.txt go test ./...
 	save "$T/go" go/plain_pass.txt go test ./util
 	save "$T/gobroken" go/buildfail.txt go test ./...
+	save "$T/gobroken" go/json_buildfail.txt go test -json ./...
+	mkdir -p "$T/gopanic"
+	cp "$T/go/go.mod" "$T/gopanic/"
+	cat >"$T/gopanic/p_test.go" <<'G'
+package p
+
+import "testing"
+
+func TestFine(t *testing.T) {}
+
+func TestPanics(t *testing.T) {
+	var m map[string]int
+	m["x"] = 1
+}
+
+func TestNeverRuns(t *testing.T) {}
+G
+	save "$T/gopanic" go/v_panic.txt go test -v ./...
 	unset GOFLAGS
 fi
 
@@ -166,6 +184,34 @@ R
 	save "$T/rs" cargo/color.txt cargo test --no-fail-fast --color always
 	sed -i 's/a + b }$/a - b }/; 0,/a - b }/s//a + b }/' "$T/rs/src/lib.rs"
 	save "$T/rs" cargo/pass.txt cargo test
+	# A workspace of two crates: one summary per binary per crate, summed.
+	mkdir -p "$T/ws/one/src" "$T/ws/two/src"
+	printf '[workspace]\nmembers = ["one", "two"]\nresolver = "2"\n' >"$T/ws/Cargo.toml"
+	for c in one two; do
+		printf '[package]\nname = "%s"\nversion = "0.1.0"\nedition = "2021"\n' "$c" >"$T/ws/$c/Cargo.toml"
+	done
+	cat >"$T/ws/one/src/lib.rs" <<'R'
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a() {}
+    #[test]
+    fn b() {}
+}
+R
+	cat >"$T/ws/two/src/lib.rs" <<'R'
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn c() {}
+    #[test]
+    fn d() { panic!("boom") }
+}
+R
+	(cd "$T/ws" && cargo build --tests -q 2>/dev/null)
+	save "$T/ws" cargo/workspace.txt cargo test --workspace --no-fail-fast
+	echo 'pub fn broken() -> i32 { nope }' >>"$T/rs/src/lib.rs"
+	save "$T/rs" cargo/compile_error.txt cargo test
 fi
 
 if sel pytest; then
@@ -220,6 +266,24 @@ P
 	save "$T/py" pytest/ra.txt "$PY" -m pytest -q -rA -p no:cacheprovider
 	save "$T/pyempty" pytest/notests.txt "$PY" -m pytest -p no:cacheprovider
 	save "$T/pycoll" pytest/collect_error.txt "$PY" -m pytest -p no:cacheprovider
+	mkdir -p "$T/pyok"
+	cat >"$T/pyok/test_ok.py" <<'P'
+import pytest
+
+
+def test_a():
+    pass
+
+
+def test_b():
+    pass
+
+
+@pytest.mark.xfail(strict=True)
+def test_strict():
+    pass
+P
+	save "$T/pyok" pytest/strict_xpass.txt "$PY" -m pytest -q -p no:cacheprovider
 	mkdir -p "$HERE/junit"
 	(cd "$T/py" && "$PY" -m pytest -q -p no:cacheprovider --junitxml="$T/junit.xml" >/dev/null 2>&1)
 	sed "s#$T#$FIXED#g" "$T/junit.xml" >"$HERE/junit/pytest.xml"
@@ -274,6 +338,9 @@ P
 	save "$T/ut" unittest/v.txt "$PY" -m unittest -v
 	save "$T/ut2" unittest/ok_skipped.txt "$PY" -m unittest
 	save "$T/ut2" unittest/ok_skipped_v.txt "$PY" -m unittest -v
+	mkdir -p "$T/ut3"
+	echo 'import nosuchmodule' >"$T/ut3/test_broken.py"
+	save "$T/ut3" unittest/import_error.txt "$PY" -m unittest
 fi
 
 jsfiles() {
@@ -314,12 +381,16 @@ if sel vitest; then
 	save "$T/js" vitest/default.txt npx vitest run
 	save "$T/js" vitest/verbose.txt npx vitest run --reporter=verbose
 	save "$T/js" vitest/color.txt env FORCE_COLOR=1 npx vitest run
+	echo 'describe("c", () => { test("x", () => { expect(1).toBe(1) }) ' >"$T/js/vt/c.test.js"
+	save "$T/js" vitest/broken_file.txt npx vitest run
+	rm "$T/js/vt/c.test.js"
 fi
 if sel jest; then
 	save "$T/js" jest/default.txt npx jest --rootDir jt
 	save "$T/js" jest/verbose.txt npx jest --rootDir jt --verbose
 	save "$T/js" jest/color.txt env FORCE_COLOR=1 npx jest --rootDir jt
 	save "$T/js" jest/npm_test.txt npm test
+	save "$T/js" jest/single_file.txt npx jest --rootDir jt b.test.js
 fi
 
 if sel node; then
@@ -338,6 +409,12 @@ test.describe('suite', () => {
 });
 J
 	save "$T/node" node/tap.txt node --test --test-reporter=tap
+	cat >"$T/node/test/more.test.js" <<'J'
+const test = require('node:test');
+test('more passes', () => {});
+J
+	save "$T/node" node/tap_two_files.txt node --test --test-reporter=tap
+	rm "$T/node/test/more.test.js"
 	save "$T/node" node/spec.txt node --test --test-reporter=spec
 	save "$T/node" node/spec_color.txt env FORCE_COLOR=1 node --test --test-reporter=spec
 fi
