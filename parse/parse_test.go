@@ -540,3 +540,39 @@ func checkSane(t *testing.T, s *Summary) {
 		}
 	}
 }
+
+// Python before 3.11 printed "test_add (test_calc.TestCalc) ... ok"; the
+// names must come out the same as 3.11's "(test_calc.TestCalc.test_add)".
+func TestUnittestOldFormat(t *testing.T) {
+	out := `test_add (test_calc.TestCalc) ... ok
+test_sub (test_calc.TestCalc) ... FAIL
+test_sub_cases (test_calc.TestCalc) ... 
+======================================================================
+FAIL: test_sub (test_calc.TestCalc)
+----------------------------------------------------------------------
+AssertionError: 2 != 3
+
+======================================================================
+FAIL: test_sub_cases (test_calc.TestCalc) (i=1)
+----------------------------------------------------------------------
+AssertionError
+
+----------------------------------------------------------------------
+Ran 3 tests in 0.001s
+
+FAILED (failures=2)
+`
+	check(t, "unittest 3.10", Parse([]byte(out), nil), want{"unittest", 1, 2, 0,
+		[]string{"test_calc.TestCalc.test_sub", "test_calc.TestCalc.test_sub_cases"}, []string{"test_calc.TestCalc.test_add"}})
+}
+
+func TestFinalTwice(t *testing.T) {
+	for name := range fixtures {
+		s := NewStream(nil)
+		s.Write(readFixture(t, name))
+		a, b := s.Final(), s.Final()
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: second Final differs:\n%+v\n%+v", name, a, b)
+		}
+	}
+}
