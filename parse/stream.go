@@ -49,9 +49,10 @@ func (c *counts) add(o counts) {
 	c.skipped += o.skipped
 }
 
-// NewStream returns a Stream. commandHint is the command being run; it is kept
-// for callers' diagnostics only, since real commands are wrapped (make test,
-// npm test, sh -c '...', tox) and the output is what tells the runner.
+// NewStream returns a Stream. commandHint is the command being run. Detection
+// does not use it (real commands are wrapped: make test, npm test,
+// sh -c '...', tox; the output is what tells the runner); it is kept so a
+// later reader may use it to break a tie, without an API change.
 func NewStream(commandHint []string) *Stream {
 	s := &Stream{hint: commandHint}
 	s.readers = []reader{
@@ -158,6 +159,7 @@ func (s *Stream) frameworks() string {
 // summary: per runner, its own summary lines where it printed them, else what
 // its per-test lines counted; several runners are summed and their names
 // joined with "+". Nil when no runner was recognised: never invented zeros.
+// Calling it again returns the same; writing after it is not supported.
 func (s *Stream) Final() *Summary {
 	if !s.done {
 		s.done = true
