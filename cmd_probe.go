@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
@@ -43,8 +44,18 @@ func cmdProbe(args []string) int {
 			fmt.Println("note: a fresh /proc could not be mounted; commands see the outer process list")
 		}
 	}
+	if v.Stage != "" && v.Mode != "overlay" {
+		fmt.Printf("step: %s", v.Stage)
+		if v.Errno != "" {
+			fmt.Printf(" (%s)", v.Errno)
+		}
+		fmt.Println()
+		fmt.Println("so:   runs fall back to in-place mode: one hypothesis at a time in the checkout itself, every")
+		fmt.Println("      original journaled (fsynced) to the state dir first and restored after each run;")
+		fmt.Println("      an interrupted run is restored by the next shadow on that workspace, or by `shadow gc`")
+	}
 	if v.Fix != "" {
-		fmt.Printf("fix:  %s\n", v.Fix)
+		fmt.Printf("fix:  %s\n", strings.ReplaceAll(v.Fix, "\n", "\n      "))
 	}
 	return 0
 }

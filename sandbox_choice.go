@@ -28,7 +28,9 @@ func chooseSandbox(mode string, store snap.Store, ws string) (engine.Sandbox, in
 	base := sandboxBase(store, ws)
 	v := overlay.CachedProbe(base, store.ProbeCache(), version)
 	if v.Mode == "overlay" {
-		return &sharedOverlay{Sandbox: overlay.New(base, v.Options), lock: filepath.Join(stateDir, inplace.LockName)}, 0
+		// v.Upper: the probe moves upper dirs to $TMPDIR when the state
+		// dir's filesystem cannot hold them.
+		return &sharedOverlay{Sandbox: overlay.New(v.Upper, v.Options), lock: filepath.Join(stateDir, inplace.LockName)}, 0
 	}
 	if mode == "overlay" {
 		fmt.Fprintf(os.Stderr, "shadow: overlay mode is unavailable: %s\n", v.Reason)
@@ -75,12 +77,7 @@ func (s *sharedOverlay) HoldRun(ctx context.Context) func() {
 func sandboxBase(store snap.Store, ws string) string {
 	base := store.SandboxDir()
 	if rel, err := filepath.Rel(ws, base); err == nil && !strings.HasPrefix(rel, "..") {
-		return tmpSandboxes()
+		return overlay.TmpSandboxes()
 	}
 	return base
-}
-
-// tmpSandboxes is the fallback location of upper dirs.
-func tmpSandboxes() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "sandboxes")
 }

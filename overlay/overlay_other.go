@@ -5,7 +5,9 @@ package overlay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/shadow-dev/shadow/engine"
 )
@@ -34,15 +36,20 @@ type Verdict struct {
 	Proc    bool     `json:"fresh_proc"`
 	UserNS  bool     `json:"user_namespace"`
 	Upper   string   `json:"upper_dir"`
+	Base    string   `json:"base,omitempty"`
 	BootID  string   `json:"boot_id,omitempty"`
 	Version string   `json:"version,omitempty"`
 	Cached  bool     `json:"cached"`
 }
 
 func Probe(base string) Verdict {
-	return Verdict{Mode: "inplace", Reason: "overlayfs and user namespaces need Linux", Fix: "shadow runs hypotheses one at a time in place here", Upper: base}
+	return Verdict{Mode: "inplace", Stage: "create namespaces", Reason: "overlayfs and user namespaces need Linux", Fix: "shadow runs hypotheses one at a time in place here", Upper: base, Base: base}
 }
 
 func CachedProbe(base, cacheFile, version string) Verdict { return Probe(base) }
 
 func RemoveTree(dir string) error { return os.RemoveAll(dir) }
+
+func TmpSandboxes() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "sandboxes")
+}

@@ -23,6 +23,7 @@ type Verdict struct {
 	Proc    bool     `json:"fresh_proc"`        // a fresh /proc could be mounted
 	UserNS  bool     `json:"user_namespace"`    // a user namespace is used (not root)
 	Upper   string   `json:"upper_dir"`         // where upper dirs are made
+	Base    string   `json:"base,omitempty"`    // where they were asked to be made (the cache key)
 	BootID  string   `json:"boot_id,omitempty"`
 	Version string   `json:"version,omitempty"`
 	Cached  bool     `json:"cached"`
@@ -33,25 +34,89 @@ type Verdict struct {
 const forceFailEnv = "SHADOW_TEST_NO_USERNS"
 
 // Probe tries the real thing: a user-namespace overlay mount of a scratch
-// directory whose upper dir lives in base, where real runs put theirs.
+// directory whose upper dir lives in base, where real runs put theirs. When
+// that fails it tries again with the scratch dir under $TMPDIR, which tells
+// "namespaces or overlayfs are unavailable here" (the verdict is in-place,
+// with the failed step and its errno) from "this filesystem cannot hold
+// upper dirs" (the verdict is overlay, with upper dirs moved to $TMPDIR).
 func Probe(base string) Verdict {
-	v := Verdict{UserNS: os.Geteuid() != 0, Upper: base}
+	v := Verdict{UserNS: os.Geteuid() != 0, Upper: base, Base: base}
 	if os.Getenv(forceFailEnv) == "1" {
 		v.Mode, v.Stage, v.Errno = "inplace", "create namespaces", "EPERM"
-		v.Reason = "user namespaces disabled by " + forceFailEnv + "=1"
+		v.Reason = "create namespaces failed: EPERM (simulated: " + forceFailEnv + "=1 is set)"
+		v.Fix = "unset " + forceFailEnv + " to use overlay shadows"
 		return v
 	}
-	fail := func(stage string, err error) Verdict {
-		v.Mode, v.Stage = "inplace", stage
-		var ie *InitError
-		if errors.As(err, &ie) {
-			v.Stage, v.Errno = ie.Stage, ie.Errno
-		} else {
-			v.Errno = errnoName(err)
-		}
-		v.Reason = fmt.Sprintf("%s failed: %v", v.Stage, err)
-		v.Fix = advice(v, base)
-		return v
+	st, err := tryMount(base)
+	if err == nil {
+		return v.overlay(st, base)
+	}
+	first := failure(v, err, base)
+	scratch := TmpSandboxes()
+	if scratch == base {
+		return first
+	}
+	st2, err2 := tryMount(scratch)
+	if err2 != nil {
+		// Namespaces or overlayfs themselves: the scratch dir's failure is
+		// the one to fix.
+		return failure(v, err2, scratch)
+	}
+	v = v.overlay(st2, scratch)
+	v.Reason += fmt.Sprintf("; upper dirs are made in %s because %s", scratch, first.Reason)
+	v.Fix = "to keep upper dirs in the state dir, set XDG_STATE_HOME to a directory on ext4, xfs, btrfs or tmpfs"
+	return v
+}
+
+// TmpSandboxes is the upper-dir location used when the state dir cannot
+// hold them: $TMPDIR/shadow-UID/sandboxes.
+func TmpSandboxes() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "sandboxes")
+}
+
+func (v Verdict) overlay(st *initStatus, upper string) Verdict {
+	v.Mode, v.Options, v.Proc, v.Upper = "overlay", []string{st.Options}, st.Proc, upper
+	v.Reason = "overlayfs mounts in a new mount namespace"
+	if v.UserNS {
+		v.Reason += " inside an unprivileged user namespace"
+	}
+	if st.Options != "" {
+		v.Reason += " (options " + st.Options + ")"
+	}
+	return v
+}
+
+// probeError is a failed probe step.
+type probeError struct {
+	stage string
+	err   error
+}
+
+func (e *probeError) Error() string { return e.err.Error() }
+
+func failure(v Verdict, err error, base string) Verdict {
+	v.Mode = "inplace"
+	pe := &probeError{stage: "sandbox", err: err}
+	errors.As(err, &pe)
+	v.Stage, v.Errno = pe.stage, errnoName(pe.err)
+	var ie *InitError
+	if errors.As(pe.err, &ie) {
+		v.Stage, v.Errno = ie.Stage, ie.Errno
+	}
+	v.Reason = fmt.Sprintf("%s failed: %v", v.Stage, pe.err)
+	if v.Errno != "" && !strings.Contains(v.Reason, v.Errno) {
+		v.Reason += " (" + v.Errno + ")"
+	}
+	v.Fix = advice(v, base)
+	return v
+}
+
+// tryMount mounts an overlay of a scratch dir, upper dir in base, in new
+// namespaces, has the init write and delete inside it, and checks that
+// both went to the upper dir.
+func tryMount(base string) (*initStatus, error) {
+	fail := func(stage string, err error) (*initStatus, error) {
+		return nil, &probeError{stage: stage, err: err}
 	}
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return fail("create "+base, err)
@@ -89,15 +154,7 @@ func Probe(base string) Verdict {
 	if _, err := os.Stat(filepath.Join(upper, "probe-write")); err != nil {
 		return fail("check upper dir", errors.New("a write inside the overlay did not reach the upper dir"))
 	}
-	v.Mode, v.Options, v.Proc = "overlay", []string{st.Options}, st.Proc
-	v.Reason = "overlayfs mounts in a new mount namespace"
-	if v.UserNS {
-		v.Reason += " inside an unprivileged user namespace"
-	}
-	if st.Options != "" {
-		v.Reason += " (options " + st.Options + ")"
-	}
-	return v
+	return st, nil
 }
 
 // CachedProbe returns the verdict cached for this boot and binary version,
@@ -108,7 +165,7 @@ func CachedProbe(base, cacheFile, version string) Verdict {
 	if os.Getenv(forceFailEnv) != "1" {
 		if b, err := os.ReadFile(cacheFile); err == nil {
 			var v Verdict
-			if json.Unmarshal(b, &v) == nil && v.BootID == boot && boot != "" && v.Version == version && v.Upper == base {
+			if json.Unmarshal(b, &v) == nil && v.BootID == boot && boot != "" && v.Version == version && v.Base == base {
 				v.Cached = true
 				return v
 			}
@@ -142,15 +199,25 @@ func advice(v Verdict, base string) string {
 		b, _ := os.ReadFile(p)
 		return strings.TrimSpace(string(b))
 	}
+	denied := v.Errno == "EPERM" || v.Errno == "EACCES"
 	switch {
-	case v.Stage == "create namespaces" && readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+	case v.UserNS && denied && readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+		// Ubuntu 24.04: the user namespace is created, but AppArmor's
+		// unprivileged_userns profile takes every capability in it, so the
+		// first mount fails, whichever step that is.
 		exe, _ := os.Executable()
-		return "AppArmor forbids unprivileged user namespaces (Ubuntu 24.04 default). Either allow them for everyone:\n" +
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		return "AppArmor forbids unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 24.04's default).\n" +
+			"Either allow only shadow, with this profile in /etc/apparmor.d/shadow:\n\n" +
+			"  abi <abi/4.0>,\n  include <tunables/global>\n\n" +
+			"  profile shadow " + exe + " flags=(unconfined) {\n    userns,\n\n    include if exists <local/shadow>\n  }\n\n" +
+			"  then: sudo apparmor_parser -r /etc/apparmor.d/shadow   (redo it if the binary moves)\n" +
+			"or allow them for everyone:\n" +
 			"  sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n" +
-			"or allow only shadow with an AppArmor profile, /etc/apparmor.d/shadow:\n" +
-			"  abi <abi/4.0>,\n  include <tunables/global>\n" +
-			"  profile shadow " + exe + " flags=(unconfined) {\n    userns,\n    include if exists <local/shadow>\n  }\n" +
-			"then: sudo apparmor_parser -r /etc/apparmor.d/shadow"
+			"  (and to keep it: echo kernel.apparmor_restrict_unprivileged_userns=0 | sudo tee /etc/sysctl.d/60-shadow-userns.conf)\n" +
+			"Until then shadow runs hypotheses one at a time in the checkout (in-place mode)."
 	case v.Stage == "create namespaces" && readSysctl("/proc/sys/user/max_user_namespaces") == "0":
 		return "user namespaces are disabled: sudo sysctl -w user.max_user_namespaces=15000"
 	case v.Stage == "create namespaces" && readSysctl("/proc/sys/kernel/unprivileged_userns_clone") == "0":
