@@ -47,7 +47,8 @@ func (s Store) SandboxDir() string { return filepath.Join(s.Root, "sandboxes") }
 // ProbeCache is the file holding the cached probe verdict.
 func (s Store) ProbeCache() string { return filepath.Join(s.Root, "probe.json") }
 
-// NewRunID returns a run id that sorts by start time.
+// NewRunID returns a run id that sorts by start time (to the millisecond),
+// e.g. 20240131-235959.123-a1b2c3.
 func NewRunID(now time.Time) string {
 	var b [3]byte
 	f, err := os.Open("/dev/urandom")
@@ -55,7 +56,7 @@ func NewRunID(now time.Time) string {
 		_, _ = f.Read(b[:])
 		f.Close()
 	}
-	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	return now.UTC().Format("20060102-150405.000") + "-" + hex.EncodeToString(b[:])
 }
 
 // Run is one recorded run.
