@@ -161,7 +161,7 @@ func (j *jest) final() *Summary   { return j.t.summary("jest") }
 
 var (
 	jestHeader = regexp.MustCompile(`^(?:PASS|FAIL) +([^\s>]+\.\w+)(?: \(\d+(?:\.\d+)? ?m?s\))?$`)
-	jestTests  = regexp.MustCompile(`^Tests: +(.*), (\d+) total$`)
+	jestTests  = regexp.MustCompile(`^Tests: +(?:(.*), )?(\d+) total$`)
 )
 
 func (j *jest) line(s string) {
@@ -176,6 +176,9 @@ func (j *jest) line(s string) {
 			for _, part := range strings.Split(m[1], ", ") {
 				n, w, ok := numWord(part)
 				if !ok {
+					if part == "" {
+						continue
+					}
 					return
 				}
 				switch w {

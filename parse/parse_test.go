@@ -77,6 +77,7 @@ var fixtures = map[string]want{
 	"vitest/verbose.txt": {"vitest", 3, 1, 1, []string{"vt/b.test.js > b > subtracts"},
 		[]string{"vt/b.test.js > b > nested > divides", "vt/a.test.js > a > adds", "vt/a.test.js > a > multiplies"}},
 	"vitest/broken_file.txt": {"vitest", 3, 2, 1, []string{"vt/b.test.js > b > subtracts", "vt/c.test.js"}, []string{"vt/b.test.js > b > nested > divides"}},
+	"jest/broken_suite.txt":  {"jest", 3, 2, 1, []string{"jt/b.test.js › b › subtracts", "jt/c.test.js"}, []string{}},
 	"jest/single_file.txt":   {"jest", 1, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{"jt/b.test.js › b › nested › divides"}},
 	"jest/default.txt":       {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{}},
 	"jest/color.txt":         {"jest", 3, 1, 1, []string{"jt/b.test.js › b › subtracts"}, []string{}},
@@ -289,6 +290,8 @@ func TestJestSuiteFailedToRun(t *testing.T) {
 	out := "FAIL src/broken.test.js\n  ● Test suite failed to run\n\n    SyntaxError: Unexpected token\n\n" +
 		"PASS src/ok.test.js\n\nTest Suites: 1 failed, 1 passed, 2 total\nTests:       2 passed, 2 total\n"
 	check(t, "jest broken suite", Parse([]byte(out), nil), want{"jest", 2, 1, 0, []string{"src/broken.test.js"}, nil})
+	only := "FAIL src/broken.test.js\n  ● Test suite failed to run\n\nTest Suites: 1 failed, 1 total\nTests:       0 total\n"
+	check(t, "jest only broken suite", Parse([]byte(only), nil), want{"jest", 0, 1, 0, []string{"src/broken.test.js"}, nil})
 }
 
 func TestUnrecognisedIsNil(t *testing.T) {

@@ -391,6 +391,9 @@ if sel jest; then
 	save "$T/js" jest/color.txt env FORCE_COLOR=1 npx jest --rootDir jt
 	save "$T/js" jest/npm_test.txt npm test
 	save "$T/js" jest/single_file.txt npx jest --rootDir jt b.test.js
+	echo 'describe("c", () => { test("x", () => { expect(1).toBe(1) }) ' >"$T/js/jt/c.test.js"
+	save "$T/js" jest/broken_suite.txt npx jest --rootDir jt
+	rm "$T/js/jt/c.test.js"
 fi
 
 if sel node; then
