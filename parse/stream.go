@@ -58,7 +58,7 @@ func NewStream(commandHint []string) *Stream {
 	s.readers = []reader{
 		newGoTest(), newCargo(), newNextest(), newPytest(), newUnittest(),
 		newVitest(), newJest(), newBun(), newNode(),
-		newXCTest(), newSwiftTesting(), newCTest(), newMeson(),
+		newXCTest(), newSwiftTesting(), newCTest(), newMeson(), newPlain(),
 	}
 	return s
 }
