@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// In-place mode through the real binary, on a machine made to look like
+// one without user namespaces (SHADOW_TEST_NO_USERNS=1).
+
+func newInplaceEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{t: t, ws: t.TempDir(), state: t.TempDir(), dir: t.TempDir()}
+	e.write("v.txt", "bad\n", 0o644)
+	e.write("old.txt", "old\n", 0o600)
+	e.write("run.sh", "#!/bin/sh\n", 0o755)
+	e.write("lib/a/b.txt", "b\n", 0o644)
+	if err := os.Symlink("v.txt", filepath.Join(e.ws, "vlink")); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// run runs shadow with extra environment and returns stdout, stderr and
+// the exit code; killed reports death by SIGKILL.
+func (e *env) runEnv(extra []string, args ...string) (stdout, stderr string, code int, killed bool) {
+	e.t.Helper()
+	c := e.cmd(args...)
+	c.Env = append(c.Env, extra...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			killed = true
+		}
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code, killed
+}
+
+// contents lists every path with its type, mode and content or target;
+// with mtimes, also every mtime (directories' too).
+func contents(t *testing.T, root string, mtimes bool) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(&b, "%s %s", rel, fi.Mode())
+		if mtimes {
+			fmt.Fprintf(&b, " %d", fi.ModTime().UnixNano())
+		}
+		if fi.Mode().IsRegular() {
+			c, _ := os.ReadFile(p)
+			fmt.Fprintf(&b, " %q", c)
+		} else if fi.Mode()&fs.ModeSymlink != 0 {
+			l, _ := os.Readlink(p)
+			fmt.Fprintf(&b, " -> %s", l)
+		}
+		b.WriteString("\n")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func (e *env) inplaceSpec() string {
+	return e.spec(map[string]any{"hypotheses": []any{
+		map[string]any{"name": "baseline"},
+		map[string]any{"name": "fix", "edits": []any{
+			map[string]any{"path": "v.txt", "content": "good\n"},
+			map[string]any{"path": "vlink", "content": "plain now\n"},
+			map[string]any{"path": "new/dir/n.txt", "content": "n\n"},
+		}},
+		map[string]any{"name": "gone", "delete": []string{"old.txt", "lib"}},
+	}})
+}
+
+var noUserNS = []string{"SHADOW_TEST_NO_USERNS=1"}
+
+func TestE2EInplaceAutoFallback(t *testing.T) {
+	e := newInplaceEnv(t)
+	before := contents(t, e.ws, false)
+	spec := e.inplaceSpec()
+	out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--json", "-C", e.ws, spec, "--", "sh", "-c",
+		`test ! -L vlink || exit 3; test -d new/dir || exit 4; `+checkScript)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	r := e.report(out)
+	if r.Mode != "inplace" || r.Winner == nil || *r.Winner != "fix" {
+		t.Fatalf("mode %q winner %v", r.Mode, r.Winner)
+	}
+	if byName(r)["gone"].Status != "failed" || byName(r)["baseline"].Status != "failed" {
+		t.Fatalf("statuses: %+v", r.Hypotheses)
+	}
+	notice := 0
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "overlay unavailable") {
+			notice++
+			if !strings.Contains(l, "create namespaces: EPERM") || !strings.Contains(l, "shadow probe") {
+				t.Fatalf("notice: %q", l)
+			}
+		}
+	}
+	if notice != 1 {
+		t.Fatalf("want one fallback notice line, got %d:\n%s", notice, stderr)
+	}
+	if got := contents(t, e.ws, false); got != before {
+		t.Fatalf("workspace changed:\nbefore:\n%s\nafter:\n%s", before, got)
+	}
+}
+
+func TestE2EInplaceModeOverlayRefused(t *testing.T) {
+	e := newInplaceEnv(t)
+	before := contents(t, e.ws, true)
+	_, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "overlay", "-C", e.ws, e.inplaceSpec(), "--", "true")
+	if code != 3 || !strings.Contains(stderr, "overlay mode is unavailable: create namespaces failed: EPERM") || !strings.Contains(stderr, "fix: ") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if got := contents(t, e.ws, true); got != before {
+		t.Fatal("workspace changed")
+	}
+	out, _, code, _ := e.runEnv(noUserNS, "probe", "--json")
+	if code != 0 || !strings.Contains(out, `"mode": "inplace"`) || !strings.Contains(out, `"errno": "EPERM"`) {
+		t.Fatalf("probe: %d %s", code, out)
+	}
+}
+
+// Kill -9 of shadow at each step of the in-place cycle; the next shadow
+// invocation on the workspace (or shadow gc) restores it byte for byte:
+// with mtimes when the command had not started yet.
+func TestE2EInplaceKill9ThenNextRunRestores(t *testing.T) {
+	steps := []struct {
+		step       string
+		journal    bool
+		commandRan bool
+	}{
+		{"before-journal", false, false},
+		{"after-journal", true, false},
+		{"mid-write", true, false},
+		{"during-command", true, true},
+		{"mid-restore", true, true},
+	}
+	for _, s := range steps {
+		for _, via := range []string{"run", "gc"} {
+			t.Run(s.step+"/"+via, func(t *testing.T) {
+				e := newInplaceEnv(t)
+				before := contents(t, e.ws, !s.commandRan)
+				spec := e.spec(map[string]any{"hypotheses": []any{
+					map[string]any{"name": "fix", "edits": []any{
+						map[string]any{"path": "v.txt", "content": "good\n"},
+						map[string]any{"path": "vlink", "content": "plain now\n"},
+						map[string]any{"path": "new/dir/n.txt", "content": "n\n"},
+					}, "delete": []string{"old.txt", "lib"}},
+				}})
+				_, stderr, _, killed := e.runEnv(append(noUserNS, "SHADOW_TEST_CRASH_AT="+s.step),
+					"--headless", "-C", e.ws, spec, "--", "sh", "-c", "sleep 0.2; "+checkScript)
+				if !killed {
+					t.Fatalf("shadow was not killed at %s:\n%s", s.step, stderr)
+				}
+				var out string
+				var code int
+				if via == "run" {
+					// Any invocation on the workspace: here a run whose
+					// command checks it sees the original.
+					base := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "baseline"}}})
+					out, stderr, code, _ = e.runEnv(noUserNS, "--headless", "--json", "-C", e.ws, base, "--", "sh", "-c", `test "$(cat v.txt)" = bad`)
+					if code != 0 {
+						t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+					}
+				} else {
+					out, stderr, code, _ = e.runEnv(nil, "gc")
+					if code != 0 {
+						t.Fatalf("gc exit %d\n%s\n%s", code, out, stderr)
+					}
+					stderr += out
+				}
+				said := strings.Contains(stderr, "restored the checkout from an interrupted in-place run")
+				if said != s.journal {
+					t.Fatalf("restore notice = %v, want %v:\n%s", said, s.journal, stderr)
+				}
+				// The run's own journal for "baseline" changes nothing, so
+				// the mtimes compare too when the crash came before the
+				// command.
+				if got := contents(t, e.ws, !s.commandRan); got != before {
+					t.Fatalf("checkout not restored:\nbefore:\n%s\nafter:\n%s", before, got)
+				}
+			})
+		}
+	}
+}
+
+func TestE2EInplaceConcurrentEditKept(t *testing.T) {
+	e := newInplaceEnv(t)
+	spec := e.spec(map[string]any{"hypotheses": []any{
+		map[string]any{"name": "fix", "edits": []any{map[string]any{"path": "v.txt", "content": "good\n"}}},
+	}})
+	// "The user" saves v.txt while the command runs.
+	out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--json", "-C", e.ws, spec, "--", "sh", "-c",
+		`printf 'user\n' > v.tmp && mv v.tmp v.txt`)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.ws, "v.txt")); string(b) != "user\n" {
+		t.Fatalf("user's edit clobbered: %q", b)
+	}
+	r := e.report(out)
+	h := byName(r)["fix"]
+	if h.Error == nil || !strings.Contains(*h.Error, "left v.txt alone") || !strings.Contains(stderr, "left v.txt alone") {
+		t.Fatalf("not reported: error %v\n%s", h.Error, stderr)
+	}
+}
+
+func TestE2EInplaceTwoInvocationsTakeTurns(t *testing.T) {
+	e := newInplaceEnv(t)
+	before := contents(t, e.ws, false)
+	log := filepath.Join(e.dir, "log")
+	var wg sync.WaitGroup
+	type res struct {
+		out, stderr string
+		code        int
+	}
+	results := make([]res, 2)
+	for i := range 2 {
+		wg.Add(1)
+		spec := filepath.Join(e.dir, fmt.Sprintf("spec%d.json", i))
+		os.WriteFile(spec, []byte(fmt.Sprintf(`{"hypotheses":[{"name":"h%d","edits":[{"path":"v.txt","content":"run %d\n"}]},{"name":"h%db","edits":[{"path":"v.txt","content":"run %d\n"}]}]}`, i, i, i, i)), 0o644)
+		go func() {
+			defer wg.Done()
+			script := fmt.Sprintf(`echo start %d >> %s; sleep 0.3; test "$(cat v.txt)" = "run %d" || exit 9; echo end %d >> %s`, i, log, i, i, log)
+			out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--json", "-C", e.ws, spec, "--", "sh", "-c", script)
+			results[i] = res{out, stderr, code}
+		}()
+		time.Sleep(50 * time.Millisecond)
+	}
+	wg.Wait()
+	waited := false
+	for i, r := range results {
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s\n%s", i, r.code, r.out, r.stderr)
+		}
+		if rep := e.report(r.out); rep.Stale {
+			t.Fatalf("run %d saw the other's hypothesis: stale %v", i, rep.StalePaths)
+		}
+		waited = waited || strings.Contains(r.stderr, "waiting for another shadow run on this workspace")
+	}
+	if !waited {
+		t.Fatal("no one said it was waiting")
+	}
+	b, _ := os.ReadFile(log)
+	f := strings.Fields(string(b))
+	// Whole runs take turns: start/end of one run's two hypotheses, then the other's.
+	if len(f) != 16 || f[1] != f[7] || f[9] != f[15] || f[1] == f[9] {
+		t.Fatalf("runs interleaved:\n%s", b)
+	}
+	if got := contents(t, e.ws, false); got != before {
+		t.Fatalf("workspace changed:\n%s\n%s", before, got)
+	}
+}
+
+func TestE2EGCRemovesOnlyUnusedSandboxDirs(t *testing.T) {
+	e := newInplaceEnv(t)
+	base := filepath.Join(e.state, "shadow", "sandboxes")
+	old := time.Now().Add(-time.Hour)
+	mk := func(name string, age time.Time) string {
+		d := filepath.Join(base, name)
+		for _, sub := range []string{"upper/x", "work/work"} {
+			if err := os.MkdirAll(filepath.Join(d, sub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.WriteFile(filepath.Join(d, "upper/x/f"), []byte("x"), 0o444)
+		os.Chmod(filepath.Join(d, "work/work"), 0) // as overlayfs leaves it
+		os.Chtimes(d, age, age)
+		return d
+	}
+	stale, busy, fresh := mk("hyp-stale", old), mk("hyp-busy", old), mk("hyp-fresh", time.Now())
+	other := filepath.Join(base, "not-ours")
+	os.MkdirAll(other, 0o755)
+	os.Chtimes(other, old, old)
+	// A process working inside one of them.
+	holder := exec.Command("sleep", "30")
+	holder.Dir = filepath.Join(busy, "upper")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { holder.Process.Kill(); holder.Wait() }()
+	out, stderr, code, _ := e.runEnv(nil, "gc")
+	if code != 0 {
+		t.Fatalf("gc exit %d\n%s\n%s", code, out, stderr)
+	}
+	for d, want := range map[string]bool{stale: false, busy: true, fresh: true, other: true} {
+		if _, err := os.Lstat(d); (err == nil) != want {
+			t.Fatalf("%s present=%v, want %v\n%s", d, err == nil, want, out)
+		}
+	}
+	if !strings.Contains(out, "removed "+stale) || !strings.Contains(out, "kept "+busy+": in use") {
+		t.Fatalf("gc said:\n%s", out)
+	}
+}
