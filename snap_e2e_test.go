@@ -158,7 +158,7 @@ func TestSnapBaseChainThreeGenerations(t *testing.T) {
 		}
 		return e.report(out)
 	}
-	run("g1", map[string]any{"name": "g1", "edits": []any{edit("a.txt", "a1\n")}, "delete": []string{"gone.txt"}, })
+	run("g1", map[string]any{"name": "g1", "edits": []any{edit("a.txt", "a1\n")}, "delete": []string{"gone.txt"}})
 	r2 := run("g2", map[string]any{"name": "g2", "base": "@last/g1", "edits": []any{edit("b.txt", "b2\n")}})
 	// Generation 3 names its base by a prefix of the run id.
 	prefix := r2.Run[:len(r2.Run)-3]
