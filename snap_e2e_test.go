@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/overlay"
 )
 
 // specFile writes a spec under its own name (concurrent runs need several).
@@ -95,6 +96,9 @@ func TestSnapCrashMidRecord(t *testing.T) {
 		map[string]any{"name": "quick", "edits": []any{edit("q.txt", "q\n")}},
 		map[string]any{"name": "slow", "edits": []any{edit("s.txt", "s\n")}},
 	}})
+	// The killed shadow cannot remove its sandboxes (overlayfs leaves
+	// work/work mode 000, which TempDir's cleanup cannot enter as a user).
+	t.Cleanup(func() { overlay.RemoveTree(filepath.Join(e.state, "shadow", "sandboxes")) })
 	c := e.cmd("--headless", "-C", e.ws, spec, "--", "sh", "-c", `if test -e s.txt; then echo slow-started; sleep `+marker+`; fi; echo done`)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
