@@ -81,9 +81,11 @@ func cmdGC(args []string) int {
 	}
 
 	// 3. Old run records.
-	// ---- PRUNE RUN RECORDS HERE (snapshots issue): the age/count policy of
-	// DESIGN.md §5 goes here, e.g. `if !gcRuns(store) { failed = true }`.
-	// ----
+	// 3. Old run records (snap.DefaultPolicy), unused recorded files, and
+	// --freeze copies of ended runs.
+	if !gcRuns(store) {
+		failed = true
+	}
 
 	if failed {
 		return exitEnv

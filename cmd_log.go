@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -210,4 +211,28 @@ func recOneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// gcRuns prunes run records by snap.DefaultPolicy (runs older than 30
+// days, and all but the newest 200 of each workspace; never a running
+// one), the recorded files no record names any more, and the --freeze
+// copies of runs whose process is gone. `shadow gc` calls it.
+func gcRuns(store snap.Store) bool {
+	res, err := store.Prune(snap.DefaultPolicy, time.Now())
+	for _, r := range res.Runs {
+		fmt.Printf("removed run record %s\n", r)
+	}
+	if res.Objects > 0 {
+		fmt.Printf("removed %d recorded file(s) no run uses (%d bytes)\n", res.Objects, res.Bytes)
+	}
+	for _, base := range []string{store.SandboxDir(), overlay.TmpSandboxes()} {
+		if n := snap.CleanFrozen(base); n > 0 {
+			fmt.Printf("removed %d --freeze copy(ies) of ended runs in %s\n", n, base)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shadow gc: prune run records:", err)
+		return false
+	}
+	return true
 }
