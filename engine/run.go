@@ -68,7 +68,11 @@ func Run(ctx context.Context, cfg Config) *Report {
 		defer h.HoldRun(ctx)()
 	}
 	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
-	stale := ScanSources(cfg.Workspace)
+	// The start scan of the sources runs beside the hypotheses: they never
+	// write to the checkout, and on a large workspace the scan costs as
+	// much as starting a hypothesis.
+	staleC := make(chan *SourceState, 1)
+	go func() { staleC <- ScanSources(cfg.Workspace) }()
 	results := make([]*Result, len(cfg.Hyps))
 	for i, h := range cfg.Hyps {
 		results[i] = newResult(h, orig, filepath.Join(cfg.LogDir, h.Name, "output.log"))
@@ -97,7 +101,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	wg.Wait()
 
 	rep.Cancelled = ctx.Err() != nil
-	rep.StalePaths = stale.Changed(cfg.Workspace)
+	rep.StalePaths = (<-staleC).Changed(cfg.Workspace)
 	rep.Stale = len(rep.StalePaths) > 0
 	Rank(results, cfg.Hyps)
 	rep.Hypotheses = results
