@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Prints shadow's cost figures (issue 2), measured side by side in one run
+# so a noisy shared machine affects both sides alike:
+#   1. overhead of one shadow over the bare command: `go test -count=1` on
+#      this repository's own engine and parse packages, warm caches, median
+#      of alternating runs;
+#   2. fixed cost per hypothesis with `true` as the command, on a 1k-file
+#      and a 100k-file workspace (marginal cost of one more hypothesis);
+#   3. 4 sleep-bound hypotheses on this machine's cores against one.
+# usage: bench/overhead.sh [ROUNDS]   (default 7)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-7}
+tmp=$(mktemp -d /tmp/shadow-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME="$tmp/state"
+go build -o "$tmp/shadow" .
+shadow="$tmp/shadow"
+
+now() { date +%s.%N; }
+elapsed() { local s; s=$(now); "$@" >/dev/null 2>&1 || true; awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.4f\n", b-a}'; }
+median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json"
+
+echo "== 1. overhead of one shadow over the bare command (go test -count=1 ./engine ./parse, warm)"
+go test -count=1 ./engine ./parse >/dev/null 2>&1 || true   # warm the build cache
+"$shadow" --headless --no-record -C . "$tmp/one.json" -- go test -count=1 ./engine ./parse >/dev/null 2>&1 || true
+: > "$tmp/bare"; : > "$tmp/shad"
+for i in $(seq "$rounds"); do
+  elapsed go test -count=1 ./engine ./parse >> "$tmp/bare"
+  elapsed "$shadow" --headless --no-record -C . "$tmp/one.json" -- go test -count=1 ./engine ./parse >> "$tmp/shad"
+done
+b=$(median < "$tmp/bare"); s=$(median < "$tmp/shad")
+awk -v b="$b" -v s="$s" 'BEGIN{printf "bare %.3fs  shadow %.3fs  ratio %.3fx\n", b, s, s/b}'
+
+echo "== 2. fixed cost per hypothesis (command: true, -j 1)"
+mkws() { # mkws DIR NFILES
+  mkdir -p "$1"
+  python3 -c '
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, "d%03d" % (i % 1000))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "f%06d.txt" % i), "w") as f:
+        f.write("%d\n" % i)
+' "$1" "$2"
+  (cd "$1" && git init -q . && git add -A >/dev/null && git -c user.email=b@b -c user.name=b commit -qm init)
+}
+spec_n() { # spec_n N > file
+  printf '{"hypotheses":['; for i in $(seq "$1"); do [ "$i" -gt 1 ] && printf ','; printf '{"name":"h%d","edits":[{"path":"d000/f%06d.txt","content":"x\\n"}]}' "$i" 0; done; printf ']}\n'
+}
+spec_n 1 > "$tmp/n1.json"; spec_n 21 > "$tmp/n21.json"
+for n in 1000 100000; do
+  ws="$tmp/ws$n"; mkws "$ws" "$n"
+  : > "$tmp/t1"; : > "$tmp/t21"
+  for i in $(seq 3); do
+    elapsed "$shadow" --headless --no-record -j 1 -C "$ws" "$tmp/n1.json" -- true >> "$tmp/t1"
+    elapsed "$shadow" --headless --no-record -j 1 -C "$ws" "$tmp/n21.json" -- true >> "$tmp/t21"
+  done
+  t1=$(median < "$tmp/t1"); t21=$(median < "$tmp/t21")
+  awk -v n="$n" -v a="$t1" -v b="$t21" 'BEGIN{printf "%6d files: whole run with 1 hypothesis %.3fs; per extra hypothesis %.1f ms\n", n, a, (b-a)/20*1000}'
+done
+
+echo "== 3. 4 sleep-bound hypotheses (sleep 1) on $(nproc) cores"
+spec_n 4 > "$tmp/n4.json"
+ws="$tmp/ws1000"
+one=$(elapsed "$shadow" --headless --no-record -C "$ws" "$tmp/n1.json" -- sleep 1)
+four=$(elapsed "$shadow" --headless --no-record -j 4 -C "$ws" "$tmp/n4.json" -- sleep 1)
+awk -v a="$one" -v b="$four" 'BEGIN{printf "one %.3fs  four at once %.3fs  ratio %.2fx (serial would be ~4x)\n", a, b, b/a}'

@@ -1,0 +1,43 @@
+package overlay
+
+import (
+	"context"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// BenchmarkShadowTrue is the fixed cost of one hypothesis: prepare the
+// upper dir, re-execute the init into new namespaces, mount, run `true`,
+// tear down, remove the upper dir. Compare with BenchmarkBareTrue, the
+// same fork/exec of `true` without a sandbox.
+func BenchmarkShadowTrue(b *testing.B) {
+	base := b.TempDir()
+	v := Probe(base)
+	if v.Mode != "overlay" {
+		b.Skip(v.Reason)
+	}
+	sb := New(base, v.Options)
+	ws := b.TempDir()
+	os.WriteFile(ws+"/f.txt", []byte("x"), 0o644)
+	hyp := engine.Hypothesis{Name: "h", Files: []engine.File{{Path: "f.txt", Content: []byte("y"), Mode: 0o644}}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		o, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: hyp, Command: []string{"true"}, Env: os.Environ(), Output: io.Discard})
+		if err != nil || o.ExitCode != 0 {
+			b.Fatal(err, o)
+		}
+	}
+}
+
+func BenchmarkBareTrue(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Wait()
+	}
+}
