@@ -7,6 +7,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	chromastyles "github.com/alecthomas/chroma/v2/styles"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // maxDiffLines bounds how much of a diff is highlighted: past it the rest
@@ -16,8 +17,9 @@ const maxDiffLines = 4000
 // highlightDiff renders a unified diff line by line: file headers bold,
 // hunk headers dim, added lines on a green tint and removed lines on a red
 // one, and the code itself highlighted by chroma with the lexer its file
-// name calls for. Lines are not cut to a width: the viewport does that.
-func highlightDiff(st Styles, diff string) []string {
+// name calls for. Added and removed lines are tinted out to width cells;
+// lines are not cut: the viewport does that.
+func highlightDiff(st Styles, diff string, width int) []string {
 	if diff == "" {
 		return nil
 	}
@@ -38,9 +40,9 @@ func highlightDiff(st Styles, diff string) []string {
 		case strings.HasPrefix(l, "@@"):
 			out = append(out, st.DiffHunk.Render(l))
 		case strings.HasPrefix(l, "+"):
-			out = append(out, highlightCode(st, cs, lexer, "+", l[1:], st.DiffAdd))
+			out = append(out, tint(highlightCode(st, cs, lexer, "+", l[1:], st.DiffAdd), st.DiffAdd, st.color, width))
 		case strings.HasPrefix(l, "-"):
-			out = append(out, highlightCode(st, cs, lexer, "-", l[1:], st.DiffDel))
+			out = append(out, tint(highlightCode(st, cs, lexer, "-", l[1:], st.DiffDel), st.DiffDel, st.color, width))
 		case strings.HasPrefix(l, " "):
 			out = append(out, highlightCode(st, cs, lexer, " ", l[1:], st.r.NewStyle()))
 		default:
@@ -113,4 +115,16 @@ func highlightCode(st Styles, cs *chroma.Style, lexer chroma.Lexer, sign, code s
 		b.WriteString(s.Render(v))
 	}
 	return b.String()
+}
+
+// tint pads a rendered line to width cells with its background, so an
+// added or removed line reads as a band across the pane.
+func tint(line string, bg lipgloss.Style, color bool, width int) string {
+	if !color {
+		return line
+	}
+	if n := width - ansi.StringWidth(line); n > 0 {
+		line += bg.Render(strings.Repeat(" ", n))
+	}
+	return line
 }

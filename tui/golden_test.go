@@ -79,7 +79,7 @@ func TestGoldenComponents(t *testing.T) {
 		"leaderboard_live":   renderLeaderboard(st, rv, "swap", 90, 6, now),
 		"leaderboard_done":   renderLeaderboard(st, fin, "plus-op", 90, 6, now),
 		"leaderboard_narrow": renderLeaderboard(st, fin, "swap", 40, 6, now),
-		"diff":               strings.Join(highlightDiff(st, fixDiff), "\n"),
+		"diff":               strings.Join(highlightDiff(st, fixDiff, 60), "\n"),
 		"timeline":           renderTimeline(st, testRuns(), 1, "20260314-150926-abc123", 90, 5),
 	}
 	for name, got := range cases {

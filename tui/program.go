@@ -43,9 +43,9 @@ func Live(ctx context.Context, opts Options, run RunFunc) (*engine.Report, error
 		}
 	}()
 	_, perr := prog.Run()
-	if perr != nil {
-		cancel() // the screen is gone: do not leave the run behind
-	}
+	// The screen is gone: a run still going (SIGTERM, a program error) is
+	// cancelled, and waited for, so no sandbox is left behind.
+	cancel()
 	res := <-done
 	if perr != nil && !errors.Is(perr, tea.ErrInterrupted) && !errors.Is(perr, tea.ErrProgramKilled) {
 		return res.rep, perr

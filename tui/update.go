@@ -15,8 +15,15 @@ import (
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		if msg.Width != m.width {
+			clear(m.diffMemo) // highlighted diffs are tinted to the width
+		}
 		m.width, m.height = max(msg.Width, 0), max(msg.Height, 0)
 		m.help.Width = m.width
+		if m.shown != nil {
+			n := len(m.shown.hyps)
+			m.colOff = scrollCols(m.colOff, m.sel, visibleCols(m.width, n), n)
+		}
 		m.dirty = true
 		return m, nil
 

@@ -268,7 +268,7 @@ func (m *Model) detail(w, h int) string {
 	if hs == nil {
 		return fit(m.st.Dim.Render("nothing selected"), w, h)
 	}
-	key := fmt.Sprintf("%s/%s/%s/%v", m.shown.id, hs.name, hs.status, hs.result != nil)
+	key := fmt.Sprintf("%s/%s/%s/%v/%d", m.shown.id, hs.name, hs.status, hs.result != nil, w)
 	if key != m.diffKey {
 		m.diffKey = key
 		m.diffVP.SetContent(strings.Join(m.detailLines(hs), "\n"))
@@ -307,10 +307,10 @@ func (m *Model) detailLines(h *hypState) []string {
 			out = append(out, st.Dim.Render("the diff shows when the hypothesis finishes"))
 		}
 	} else {
-		memo := m.shown.id + "/" + h.name
+		memo := fmt.Sprintf("%s/%s/%d", m.shown.id, h.name, m.diffVP.Width)
 		lines, ok := m.diffMemo[memo]
 		if !ok {
-			lines = highlightDiff(st, diff)
+			lines = highlightDiff(st, diff, m.diffVP.Width)
 			m.diffMemo[memo] = lines
 		}
 		out = append(out, lines...)
