@@ -19,6 +19,11 @@ func renderTimeline(st Styles, runs []RunInfo, sel int, liveID string, w, h int)
 	if sel < first {
 		first = sel
 	}
+	idW := 8
+	for _, r := range runs {
+		idW = max(idW, len(r.ID))
+	}
+	idW = min(idW, 32)
 	var out []string
 	for i := first; i < len(runs) && len(out) < h; i++ {
 		r := runs[i]
@@ -43,7 +48,7 @@ func renderTimeline(st Styles, runs []RunInfo, sel int, liveID string, w, h int)
 		if r.Hyps > 0 {
 			hyps = fmt.Sprintf("%d hyp", r.Hyps)
 		}
-		line := fmt.Sprintf("%s  %s  %s  %s  %s", pad(r.ID, 22), when, pad(state, 16), padLeft(hyps, 6), st.Dim.Render(strings.Join(r.Command, " ")))
+		line := fmt.Sprintf("%s  %s  %s  %s  %s", pad(r.ID, idW), when, pad(state, 16), padLeft(hyps, 6), st.Dim.Render(strings.Join(r.Command, " ")))
 		mark := "  "
 		if i == sel {
 			mark = "› "
