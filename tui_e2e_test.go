@@ -164,7 +164,9 @@ func TestWatchFollowsHeadlessRunInTmux(t *testing.T) {
 	e.start("watch", 100, 30, "watch", "-C", e.ws)
 	e.waitScreen("watch", 15*time.Second, "watching")
 	// Another process makes a run of this workspace.
-	args := append([]string{"--headless", "-C", e.ws, filepath.Join(e.dir, "spec.json"), "--"}, testCmd...)
+	// Slow enough that a poll every 250 ms sees it running.
+	slow := []string{"sh", "-c", `echo checking v.txt; sleep 3; test "$(cat v.txt)" = good`}
+	args := append([]string{"--headless", "-C", e.ws, filepath.Join(e.dir, "spec.json"), "--"}, slow...)
 	c := exec.Command(e.bin, args...)
 	c.Env = append(os.Environ(), "XDG_STATE_HOME="+e.state)
 	c.Dir = e.dir
