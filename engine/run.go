@@ -72,7 +72,13 @@ func Run(ctx context.Context, cfg Config) *Report {
 	// write to the checkout, and on a large workspace the scan costs as
 	// much as starting a hypothesis.
 	staleC := make(chan *SourceState, 1)
-	go func() { staleC <- ScanSources(cfg.Workspace) }()
+	if cfg.Sandbox.Parallel() {
+		go func() { staleC <- ScanSources(cfg.Workspace) }()
+	} else {
+		// A serial (in-place) sandbox writes each hypothesis into the
+		// checkout: the scan must see it before the first one.
+		staleC <- ScanSources(cfg.Workspace)
+	}
 	results := make([]*Result, len(cfg.Hyps))
 	for i, h := range cfg.Hyps {
 		results[i] = newResult(h, orig, filepath.Join(cfg.LogDir, h.Name, "output.log"))
