@@ -1,12 +1,73 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// cmdMCP: `shadow mcp` is not in this build yet.
+// cmdMCP serves the engine over MCP on stdio (`shadow mcp`): the tools
+// shadow_run, shadow_log, shadow_show and shadow_probe. stdout is the
+// protocol channel, so nothing else may write to it: the process's fd 1 is
+// pointed at stderr once the protocol has its own copy.
 func cmdMCP(args []string) int {
-	fmt.Fprintln(os.Stderr, "shadow mcp: not available in this build yet")
-	return exitEnv
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return usageErr("usage: shadow mcp (an MCP server on stdin/stdout; see README.md)")
+	}
+	proto, err := protectStdout()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shadow mcp:", err)
+		return exitEnv
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shadow mcp: current directory:", err)
+		return exitEnv
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	s := newMCPServer(cwd)
+	// A client that goes away closes our stdin; the session only ends once
+	// in-flight calls return, so end the runs as soon as the input does.
+	in := &eofReader{r: os.Stdin, eof: s.stop}
+	err = s.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: proto})
+	// The client is gone (or we were signalled): end the runs still going,
+	// and wait for their sandboxes to be cleaned up before exiting.
+	if !s.shutdown(15 * time.Second) {
+		fmt.Fprintln(os.Stderr, "shadow mcp: runs still ending after 15s; exiting anyway")
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		fmt.Fprintln(os.Stderr, "shadow mcp:", err)
+		return exitEnv
+	}
+	return 0
 }
+
+// eofReader calls eof (once) when reading fails: the client closed stdin
+// or the pipe broke.
+type eofReader struct {
+	r    io.ReadCloser
+	eof  func()
+	once sync.Once
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(e.eof)
+	}
+	return n, err
+}
+
+func (e *eofReader) Close() error { return e.r.Close() }

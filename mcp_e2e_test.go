@@ -1,0 +1,517 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// The MCP server is tested from the outside: an SDK client over a command
+// transport, against the test binary re-executed as `shadow mcp`.
+
+type mcpEnv struct {
+	*env
+	cs       *mcp.ClientSession
+	mu       sync.Mutex
+	progress []*mcp.ProgressNotificationParams
+}
+
+// newMCPEnv starts `shadow mcp` in dir (the server's working directory; the
+// spec dir when empty) and connects a client to it.
+func newMCPEnv(t *testing.T, e *env, dir string) *mcpEnv {
+	t.Helper()
+	m := &mcpEnv{env: e}
+	c := e.cmd("mcp")
+	if dir != "" {
+		c.Dir = dir
+	}
+	c.Stderr = &testWriter{t: t}
+	client := mcp.NewClient(&mcp.Implementation{Name: "shadow-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			m.mu.Lock()
+			m.progress = append(m.progress, req.Params)
+			m.mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: c, TerminateDuration: 20 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect to shadow mcp: %v", err)
+	}
+	m.cs = cs
+	t.Cleanup(func() { cs.Close() })
+	return m
+}
+
+// testWriter passes the server's stderr to the test log.
+type testWriter struct {
+	t  *testing.T
+	mu sync.Mutex
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.t.Logf("shadow mcp stderr: %s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// newPlainEnv is an env for what needs no sandbox (listing tools, refusals).
+func newPlainEnv(t *testing.T) *env {
+	return &env{t: t, ws: t.TempDir(), state: t.TempDir(), dir: t.TempDir()}
+}
+
+func (m *mcpEnv) call(ctx context.Context, name string, args any, token any) (*mcp.CallToolResult, error) {
+	p := &mcp.CallToolParams{Name: name, Arguments: args}
+	if token != nil {
+		p.SetProgressToken(token)
+	}
+	return m.cs.CallTool(ctx, p)
+}
+
+func (m *mcpEnv) mustCall(name string, args any) *mcp.CallToolResult {
+	m.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := m.call(ctx, name, args, nil)
+	if err != nil {
+		m.t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func structured[T any](t *testing.T, res *mcp.CallToolResult) *T {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("structured content: %v\n%s", err, b)
+	}
+	return &v
+}
+
+func TestMCPToolsAndPortableSchemas(t *testing.T) {
+	m := newMCPEnv(t, newPlainEnv(t), "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lt, err := m.cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range lt.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" {
+			t.Errorf("%s: no description", tool.Name)
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		var sc map[string]any
+		if err := json.Unmarshal(b, &sc); err != nil || sc["type"] != "object" {
+			t.Errorf("%s: input schema is not an object schema: %s", tool.Name, b)
+			continue
+		}
+		checkPortable(t, tool.Name, sc, false)
+	}
+	want := "shadow_log shadow_probe shadow_run shadow_show"
+	if got := strings.Join(sortedCopy(names), " "); got != want {
+		t.Errorf("tools: %s, want %s", got, want)
+	}
+	// shadow_run's schema names the spec's fields.
+	for _, tool := range lt.Tools {
+		if tool.Name != "shadow_run" {
+			continue
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		for _, f := range []string{`"hypotheses"`, `"command"`, `"cwd"`, `"content_base64"`, `"delete"`, `"patch"`, `"base"`, `"timeout"`, `"jobs"`, `"apply"`, `"mode"`} {
+			if !strings.Contains(string(b), f) {
+				t.Errorf("shadow_run schema lacks %s", f)
+			}
+		}
+		if !strings.Contains(string(b), `"required":["hypotheses","command"]`) {
+			t.Errorf("shadow_run schema: hypotheses and command not required: %s", b)
+		}
+	}
+}
+
+// checkPortable walks a schema: no keyword that some clients refuse, a
+// single type per schema, and every property described.
+func checkPortable(t *testing.T, where string, sc map[string]any, described bool) {
+	for _, k := range []string{"$ref", "$defs", "definitions", "oneOf", "anyOf", "allOf", "not", "patternProperties", "if", "then", "else", "$schema", "$id", "$anchor", "$dynamicRef"} {
+		if _, ok := sc[k]; ok {
+			t.Errorf("%s: schema uses %q", where, k)
+		}
+	}
+	if _, ok := sc["type"].(string); !ok {
+		t.Errorf("%s: type is %v, want one type name", where, sc["type"])
+	}
+	if described {
+		if d, _ := sc["description"].(string); d == "" {
+			t.Errorf("%s: not described", where)
+		}
+	}
+	if props, ok := sc["properties"].(map[string]any); ok {
+		for name, p := range props {
+			checkPortable(t, where+"."+name, p.(map[string]any), true)
+		}
+	}
+	if items, ok := sc["items"].(map[string]any); ok {
+		checkPortable(t, where+"[]", items, false)
+	}
+	if ap, ok := sc["additionalProperties"].(map[string]any); ok {
+		checkPortable(t, where+"{}", ap, false)
+	}
+}
+
+func sortedCopy(s []string) []string {
+	c := append([]string(nil), s...)
+	for i := range c {
+		for j := i + 1; j < len(c); j++ {
+			if c[j] < c[i] {
+				c[i], c[j] = c[j], c[i]
+			}
+		}
+	}
+	return c
+}
+
+func hyp(name, content string) map[string]any {
+	return map[string]any{"name": name, "edits": []any{map[string]any{"path": "v.txt", "content": content}}}
+}
+
+func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
+	e := newEnv(t)
+	e.write("v.txt", "bad\n", 0o644)
+	e.write("sub/keep.txt", "keep\n", 0o600)
+	// A git checkout: the server's cwd (sub) is inside the workspace.
+	if out, err := exec.Command("git", "init", "-q", e.ws).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	before := tree(t, e.ws)
+	// The server runs in the workspace's subdirectory: no cwd argument.
+	m := newMCPEnv(t, e, filepath.Join(e.ws, "sub"))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := m.call(ctx, "shadow_run", map[string]any{
+		"hypotheses": []any{map[string]any{"name": "baseline"}, hyp("fix", "good\n"), hyp("wrong", "worse\n")},
+		"command":    []string{"sh", "-c", "cd .. && " + checkScript},
+		"jobs":       3,
+	}, "tok-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	r := structured[engine.Report](t, res)
+	if r.Schema != engine.ReportSchema || r.Winner == nil || *r.Winner != "fix" || r.Subdir != "sub" {
+		t.Fatalf("report: schema %q winner %v subdir %q", r.Schema, r.Winner, r.Subdir)
+	}
+	h := byName(r)
+	if h["fix"].Rank != 1 || h["fix"].Status != "passed" || h["wrong"].Status != "failed" || h["baseline"].Status != "failed" {
+		t.Errorf("ranks/statuses: fix %d %s, wrong %s, baseline %s", h["fix"].Rank, h["fix"].Status, h["wrong"].Status, h["baseline"].Status)
+	}
+	if h["fix"].Tests == nil || h["fix"].Tests.Passed != 1 {
+		t.Errorf("fix tests: %+v", h["fix"].Tests)
+	}
+	txt := text(res)
+	for _, want := range []string{"winner: fix", "+good", "--- wrong:", "full output: " + h["wrong"].Log, "Recorded as run " + r.Run} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text report lacks %q:\n%s", want, txt)
+		}
+	}
+	if after := tree(t, e.ws); after != before {
+		t.Errorf("workspace changed by the run:\n%s\n---\n%s", before, after)
+	}
+	if left, _ := os.ReadDir(filepath.Join(e.state, "shadow", "sandboxes")); len(left) != 0 {
+		t.Errorf("sandbox dirs left: %v", left)
+	}
+
+	// Progress: each hypothesis started and finished, in increasing steps.
+	m.mu.Lock()
+	prog := append([]*mcp.ProgressNotificationParams(nil), m.progress...)
+	m.mu.Unlock()
+	var msgs []string
+	for i, p := range prog {
+		msgs = append(msgs, p.Message)
+		if p.ProgressToken != "tok-1" || p.Total != 6 || p.Progress != float64(i+1) {
+			t.Errorf("progress %d: %+v", i, p)
+		}
+	}
+	all := strings.Join(msgs, "\n")
+	for _, n := range []string{"baseline", "fix", "wrong"} {
+		if !strings.Contains(all, n+" started") || !strings.Contains(all, n+" passed") && !strings.Contains(all, n+" failed") {
+			t.Errorf("progress for %s missing:\n%s", n, all)
+		}
+	}
+
+	// The run is recorded: shadow_log lists it, shadow_show shows it.
+	lg := m.mustCall("shadow_log", map[string]any{"cwd": e.ws})
+	if lg.IsError || !strings.Contains(text(lg), r.Run) || !strings.Contains(text(lg), "winner fix") {
+		t.Errorf("shadow_log: %s", text(lg))
+	}
+	doc := structured[logDoc](t, lg)
+	if doc.Total != 1 || doc.Runs[0].Run != r.Run || doc.Runs[0].State != "finished" || len(doc.Runs[0].Hypotheses) != 3 {
+		t.Errorf("shadow_log doc: %+v", doc)
+	}
+	sh := m.mustCall("shadow_show", map[string]any{"ref": "@last/wrong", "cwd": e.ws})
+	if sh.IsError || !strings.Contains(text(sh), "0 passed, 1 failed") || !strings.Contains(text(sh), "+worse") {
+		t.Errorf("shadow_show @last/wrong: %s", text(sh))
+	}
+	if d := structured[showHypDoc](t, sh); d.Run != r.Run || d.Result.Name != "wrong" || !strings.Contains(d.Output, "0 passed, 1 failed") {
+		t.Errorf("shadow_show doc: %+v", d)
+	}
+	sr := m.mustCall("shadow_show", map[string]any{"ref": r.Run[:15]})
+	if sr.IsError || !strings.Contains(text(sr), "winner: fix") {
+		t.Errorf("shadow_show RUN: %s", text(sr))
+	}
+	if bad := m.mustCall("shadow_show", map[string]any{"ref": "@last/nope"}); !bad.IsError || !strings.Contains(text(bad), "ref:") {
+		t.Errorf("shadow_show of a missing hypothesis: %v %s", bad.IsError, text(bad))
+	}
+	pr := m.mustCall("shadow_probe", nil)
+	if pr.IsError || !strings.Contains(text(pr), "mode: overlay") {
+		t.Errorf("shadow_probe: %s", text(pr))
+	}
+}
+
+func TestMCPNoWinnerIsAResultAndTailsAreTrimmed(t *testing.T) {
+	e := newEnv(t)
+	e.write("v.txt", "bad\n", 0o644)
+	m := newMCPEnv(t, e, "")
+	res := m.mustCall("shadow_run", map[string]any{
+		// Six failing hypotheses: the text keeps fewer lines of each.
+		"hypotheses": []any{hyp("a", "nope\n"), hyp("b", "still bad\n"), hyp("c", "c\n"), hyp("d", "d\n"), hyp("e", "e\n"), hyp("f", "f\n")},
+		"command":    []string{"sh", "-c", `i=0; while [ $i -lt 300 ]; do echo "noise line $i"; i=$((i+1)); done; echo LAST-LINE; ` + checkScript},
+		"cwd":        e.ws,
+	})
+	if res.IsError {
+		t.Fatalf("no winner must not be a tool error: %s", text(res))
+	}
+	r := structured[engine.Report](t, res)
+	if r.Winner != nil || len(r.Hypotheses) != 6 {
+		t.Fatalf("winner %v, %d hypotheses", r.Winner, len(r.Hypotheses))
+	}
+	txt := text(res)
+	if !strings.Contains(txt, "no hypothesis passed") || !strings.Contains(txt, "LAST-LINE") || !strings.Contains(txt, "trimmed here") {
+		t.Errorf("text report:\n%s", txt)
+	}
+	if n := strings.Count(txt, "noise line"); n > 6*24 {
+		t.Errorf("failing tails not trimmed: %d noise lines in the text", n)
+	}
+	if !strings.Contains(txt, "full output: "+byName(r)["a"].Log) {
+		t.Errorf("text does not say where the full log is:\n%s", txt)
+	}
+	// The full output is there for the asking.
+	sh := m.mustCall("shadow_show", map[string]any{"ref": "@last/a", "cwd": e.ws, "lines": 1000})
+	if !strings.Contains(text(sh), "noise line 0\n") {
+		t.Errorf("shadow_show does not give the full output")
+	}
+}
+
+func TestMCPBadArgumentsAreToolErrorsNamingTheField(t *testing.T) {
+	e := newPlainEnv(t)
+	e.write("a.txt", "a\n", 0o644)
+	m := newMCPEnv(t, e, e.ws)
+	ok := []any{map[string]any{"name": "x"}}
+	cases := []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"absolute path", map[string]any{"hypotheses": []any{map[string]any{"name": "x", "edits": []any{map[string]any{"path": "/etc/passwd", "content": ""}}}}, "command": []string{"true"}}, []string{`"x"`, "edits[0].path"}},
+		{"unknown field", map[string]any{"hypotheses": ok, "command": []string{"true"}, "bogus": 1}, []string{"bogus"}},
+		{"unknown hyp field", map[string]any{"hypotheses": []any{map[string]any{"name": "x", "edit": []any{}}}, "command": []string{"true"}}, []string{`"x"`, "edit"}},
+		{"no command", map[string]any{"hypotheses": ok}, []string{"command"}},
+		{"no hypotheses", map[string]any{"command": []string{"true"}}, []string{"hypotheses"}},
+		{"empty hypotheses", map[string]any{"hypotheses": []any{}, "command": []string{"true"}}, []string{"hypotheses"}},
+		{"bad mode", map[string]any{"hypotheses": ok, "command": []string{"true"}, "mode": "fast"}, []string{"mode"}},
+		{"bad timeout", map[string]any{"hypotheses": ok, "command": []string{"true"}, "timeout": "soon"}, []string{"timeout"}},
+		{"command not array", map[string]any{"hypotheses": ok, "command": "make test"}, []string{"command"}},
+		{"apply not bool", map[string]any{"hypotheses": ok, "command": []string{"true"}, "apply": "yes"}, []string{"apply"}},
+		{"missing cwd", map[string]any{"hypotheses": ok, "command": []string{"true"}, "cwd": filepath.Join(e.ws, "nope")}, []string{"cwd"}},
+		{"bad patch", map[string]any{"hypotheses": []any{map[string]any{"name": "x", "patch": "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-zzz\n+b\n"}}, "command": []string{"true"}}, []string{`"x"`, "patch"}},
+		{"bad base64", map[string]any{"hypotheses": []any{map[string]any{"name": "x", "edits": []any{map[string]any{"path": "a.txt", "content_base64": "!!"}}}}, "command": []string{"true"}}, []string{`"x"`, "content_base64"}},
+	}
+	for _, c := range cases {
+		res := m.mustCall("shadow_run", c.args)
+		if !res.IsError {
+			t.Errorf("%s: not a tool error: %s", c.name, text(res))
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text(res), w) {
+				t.Errorf("%s: message does not name %s: %s", c.name, w, text(res))
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.state, "shadow", "workspaces")); !os.IsNotExist(err) {
+		t.Errorf("refused runs recorded something: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.ws, "a.txt")); string(b) != "a\n" {
+		t.Errorf("workspace changed: %q", b)
+	}
+	for name, args := range map[string]map[string]any{
+		"shadow_show": {"ref": "@last", "extra": true},
+		"shadow_log":  {"limit": "ten"},
+	} {
+		if res := m.mustCall(name, args); !res.IsError || !strings.Contains(text(res), map[string]string{"shadow_show": "extra", "shadow_log": "limit"}[name]) {
+			t.Errorf("%s: %v %s", name, res.IsError, text(res))
+		}
+	}
+}
+
+func TestMCPCancelEndsTheRunAndCleansUp(t *testing.T) {
+	e := newEnv(t)
+	m := newMCPEnv(t, e, "")
+	marker := "327." + strconv.Itoa(os.Getpid())
+	run := func(ctx context.Context, m *mcpEnv, sleep string) (*mcp.CallToolResult, error) {
+		return m.call(ctx, "shadow_run", map[string]any{
+			"hypotheses": []any{map[string]any{"name": "slow"}, map[string]any{"name": "slow2", "edits": []any{map[string]any{"path": "x", "content": "x"}}}},
+			"command":    []string{"sh", "-c", "sleep " + sleep + " & sleep " + sleep},
+			"cwd":        e.ws,
+		}, "tok")
+	}
+	// The client cancels the call: notifications/cancelled reaches the server.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := run(ctx, m, marker+"1"); done <- err }()
+	waitPresent(t, marker+"1")
+	cancel()
+	if err := <-done; err == nil {
+		t.Errorf("cancelled call returned no error")
+	}
+	waitGone(t, marker+"1")
+	waitNoSandboxes(t, e)
+	// The server is still serving.
+	if res := m.mustCall("shadow_probe", map[string]any{}); res.IsError {
+		t.Errorf("after a cancel: %s", text(res))
+	}
+	// The last recorded run says it was cancelled.
+	waitFor(t, "the cancelled run's report", func() bool {
+		sr := m.mustCall("shadow_show", map[string]any{"ref": "@last", "cwd": e.ws})
+		return !sr.IsError && structured[engine.Report](t, sr).Cancelled
+	})
+
+	// The client goes away mid-run (its end of the server's stdin closes,
+	// as when an agent is killed): the server ends the run, cleans up and
+	// exits. (An SDK client's Close waits for its calls to return, so the
+	// pipe is closed here directly.)
+	c := e.cmd("mcp")
+	c.Stderr = &testWriter{t: t}
+	stdin, _ := c.StdinPipe()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "shadow-test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2 := &mcpEnv{env: e, cs: cs}
+	go func() { _, err := run(context.Background(), m2, marker+"2"); done <- err }()
+	waitPresent(t, marker+"2")
+	start := time.Now()
+	stdin.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("shadow mcp exit: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		c.Process.Kill()
+		t.Fatalf("shadow mcp still running %v after its stdin closed", time.Since(start))
+	}
+	<-done
+	waitGone(t, marker+"2")
+	waitNoSandboxes(t, e)
+}
+
+func waitNoSandboxes(t *testing.T, e *env) {
+	t.Helper()
+	waitFor(t, "sandbox dirs removed", func() bool {
+		left, _ := os.ReadDir(filepath.Join(e.state, "shadow", "sandboxes"))
+		return len(left) == 0
+	})
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for: %s", what)
+}
+
+// TestMCPStdoutIsOnlyProtocol: nothing but JSON-RPC reaches the server's
+// stdout, even from a command that writes to an inherited fd 1.
+func TestMCPStdoutIsOnlyProtocol(t *testing.T) {
+	e := newPlainEnv(t)
+	c := e.cmd("mcp")
+	c.Dir = e.ws
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shadow_run","arguments":{"hypotheses":[{"name":"x","edits":[{"path":"/abs","content":""}]}],"command":["true"]}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	stdin, _ := c.StdinPipe()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, in)
+	var got []string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for len(got) < 3 && sc.Scan() {
+		got = append(got, sc.Text())
+	}
+	stdin.Close()
+	rest, _ := io.ReadAll(stdout)
+	if err := c.Wait(); err != nil {
+		t.Errorf("shadow mcp after stdin closed: %v", err)
+	}
+	out := strings.Join(got, "\n") + "\n" + string(rest)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, l := range lines {
+		var msg map[string]any
+		if err := json.Unmarshal([]byte(l), &msg); err != nil || msg["jsonrpc"] != "2.0" {
+			t.Errorf("not a JSON-RPC message on stdout: %q", l)
+		}
+	}
+	if len(lines) != 3 || !strings.Contains(lines[1], `"isError":true`) || !strings.Contains(lines[1], "edits[0].path") {
+		t.Errorf("responses:\n%s", out)
+	}
+}

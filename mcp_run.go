@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/overlay"
+)
+
+// mcpRunArgs are shadow_run's arguments: the spec (DESIGN.md §2) plus the
+// run flags an agent needs. The struct gives the advertised input schema;
+// decoding goes through engine.DecodeSpec so that a refusal reads exactly
+// as the CLI's (naming the hypothesis and the field).
+type mcpRunArgs struct {
+	Hypotheses []mcpHyp          `json:"hypotheses" jsonschema:"the candidate fixes, each run in its own shadow of the workspace. A hypothesis with no edits, delete or patch is a baseline (the checkout as it is)"`
+	Command    []string          `json:"command" jsonschema:"the test command as an argument vector, run with no shell in the counterpart of cwd inside each shadow, e.g. [\"go\",\"test\",\"./...\"] or [\"sh\",\"-c\",\"make test\"]. Exit status 0 means the hypothesis passed"`
+	Cwd        string            `json:"cwd,omitempty" jsonschema:"absolute directory the command runs in; the workspace is the git top-level holding it, else the directory itself. Default: the server's working directory"`
+	Timeout    string            `json:"timeout,omitempty" jsonschema:"per-hypothesis timeout, a duration such as 90s or 5m (default 10m)"`
+	Jobs       int               `json:"jobs,omitempty" jsonschema:"how many hypotheses run at once (default: the number of CPUs)"`
+	Apply      bool              `json:"apply,omitempty" jsonschema:"write the winner's files into the checkout after the run (refused, changing nothing, if a target changed while the run went on). Default false: the checkout is left as it is"`
+	Mode       string            `json:"mode,omitempty" jsonschema:"sandbox mode: auto (default: overlay where the machine allows it), overlay, or inplace (one hypothesis at a time in the checkout, restored after each)"`
+	Baseline   bool              `json:"baseline,omitempty" jsonschema:"add a hypothesis named baseline with no edits, unless there is one"`
+	Env        map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
+	Net        string            `json:"net,omitempty" jsonschema:"network of the command: host (default) or isolated (loopback only)"`
+	Tmp        string            `json:"tmp,omitempty" jsonschema:"/tmp of the command: shared (default) or private (a fresh tmpfs per hypothesis)"`
+	JUnit      string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes (relative to its directory); its test counts win over what the output says"`
+}
+
+type mcpHyp struct {
+	Name   string    `json:"name" jsonschema:"unique name, 1-64 of A-Z a-z 0-9 . _ -"`
+	Base   string    `json:"base,omitempty" jsonschema:"start from a recorded hypothesis instead of the checkout: RUN/HYP, or @last/HYP for the newest run that has HYP"`
+	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files this hypothesis writes, each replaced whole (or created)"`
+	Delete []string  `json:"delete,omitempty" jsonschema:"workspace-relative paths this hypothesis deletes"`
+	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff (as git diff prints it) applied on top of the base"`
+}
+
+type mcpEdit struct {
+	Path          string  `json:"path" jsonschema:"the file, relative to the workspace root, / separated"`
+	Content       *string `json:"content,omitempty" jsonschema:"the file's whole new content, as text"`
+	ContentBase64 *string `json:"content_base64,omitempty" jsonschema:"the file's whole new content, base64 (for binary files)"`
+	File          string  `json:"file,omitempty" jsonschema:"read the new content from this file instead (absolute, or relative to cwd)"`
+	Mode          string  `json:"mode,omitempty" jsonschema:"permission bits in octal, e.g. 0755 (default: the existing file's, else 0644)"`
+}
+
+// runOnlyArgs are shadow_run's arguments that are not spec fields.
+var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "baseline": true}
+
+// runRequest is a decoded shadow_run call.
+type runRequest struct {
+	spec     *engine.Spec
+	cwd      string
+	mode     string
+	apply    bool
+	baseline bool
+}
+
+// parseRunArgs decodes shadow_run's arguments: run-only fields here, the
+// rest as a spec, strictly (engine.DecodeSpec). Errors name the field.
+func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	if err := topLevelDuplicates(raw); err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("arguments: must be an object (%v)", err)
+	}
+	r := &runRequest{mode: "auto"}
+	str := func(name string, dst *string) error {
+		if v, ok := fields[name]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return fmt.Errorf("%s: must be a string", name)
+			}
+		}
+		return nil
+	}
+	boolean := func(name string, dst *bool) error {
+		if v, ok := fields[name]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return fmt.Errorf("%s: must be true or false", name)
+			}
+		}
+		return nil
+	}
+	for _, err := range []error{str("cwd", &r.cwd), str("mode", &r.mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline)} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch r.mode {
+	case "":
+		r.mode = "auto"
+	case "auto", "overlay", "inplace":
+	default:
+		return nil, fmt.Errorf("mode: must be auto, overlay or inplace, got %q", r.mode)
+	}
+	switch {
+	case r.cwd == "":
+		r.cwd = serverCwd
+	case !filepath.IsAbs(r.cwd):
+		r.cwd = filepath.Join(serverCwd, r.cwd)
+	}
+	if fi, err := os.Stat(r.cwd); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("cwd: %s is not a directory", r.cwd)
+	}
+	spec := map[string]json.RawMessage{}
+	for k, v := range fields {
+		if !runOnlyArgs[k] {
+			spec[k] = v
+		}
+	}
+	if _, ok := spec["hypotheses"]; !ok {
+		return nil, fmt.Errorf("hypotheses: required: an array of {\"name\": ..., \"edits\": [{\"path\": ..., \"content\": ...}]}")
+	}
+	data, _ := json.Marshal(spec)
+	s, err := engine.DecodeSpec(data)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Command) == 0 {
+		return nil, fmt.Errorf("command: required: the test command as an argument vector, e.g. [\"go\", \"test\", \"./...\"]")
+	}
+	r.spec = s
+	return r, nil
+}
+
+// topLevelDuplicates refuses an argument given twice (a map would keep
+// only the last silently).
+func topLevelDuplicates(raw json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("arguments: must be an object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("arguments: invalid JSON: %v", err)
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return fmt.Errorf("%s: given twice", k)
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return fmt.Errorf("arguments: invalid JSON: %v", err)
+		}
+	}
+	return nil
+}
+
+func (s *mcpServer) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	in, err := parseRunArgs(req.Params.Arguments, s.cwd)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	f := &runFlags{mode: in.mode, apply: in.apply, baseline: in.baseline}
+	p, perr := planRunIn(in.cwd, in.spec, in.cwd, in.spec.Command, f)
+	if perr != nil {
+		if perr.printed {
+			return toolError("%s", sandboxRefusal(in)), nil
+		}
+		return toolError("%s", perr.msg), nil
+	}
+	ctx, release := s.runContext(ctx)
+	defer release()
+	prog := startProgress(ctx, req, len(p.cfg.Hyps))
+	rep, err := runPlan(ctx, p, false, prog.sink)
+	prog.finish()
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	return toolResult(modelReport(rep, true), rep), nil
+}
+
+// sandboxRefusal explains why the sandbox mode asked for cannot be had
+// here (chooseSandbox explains it on stderr, for people).
+func sandboxRefusal(in *runRequest) string {
+	store, err := defaultStore()
+	if err != nil {
+		return err.Error()
+	}
+	ws, _, err := resolveWorkspace("", in.cwd)
+	if err != nil {
+		return err.Error()
+	}
+	v := overlay.CachedProbe(sandboxBase(store, ws), store.ProbeCache(), version)
+	msg := fmt.Sprintf("mode: %s is not available on this machine (the probe gives %s mode: %s)", in.mode, v.Mode, v.Reason)
+	if v.Fix != "" {
+		msg += "\nfix: " + v.Fix
+	}
+	return msg
+}
+
+// progress turns the run's events into MCP progress notifications (one
+// when a hypothesis starts, one when it finishes), when the client sent a
+// progress token. The engine's goroutines never wait on the client: the
+// notifications queue, and one goroutine sends them in order.
+type progress struct {
+	sink   func(engine.Event)
+	finish func()
+}
+
+func startProgress(ctx context.Context, req *mcp.CallToolRequest, hyps int) progress {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return progress{sink: func(engine.Event) {}, finish: func() {}}
+	}
+	total := float64(2 * hyps)
+	queue := make(chan *mcp.ProgressNotificationParams, 2*hyps+8)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for n := range queue {
+			_ = req.Session.NotifyProgress(ctx, n)
+		}
+	}()
+	step := 0
+	sink := func(ev engine.Event) {
+		var msg string
+		switch ev.Kind {
+		case engine.KindHypStarted:
+			msg = ev.Hyp + " started"
+		case engine.KindHypFinished:
+			msg = ev.Hyp + " " + resultLine(ev.Result)
+		default:
+			return
+		}
+		step++
+		select {
+		case queue <- &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(step), Total: total, Message: msg}:
+		default: // cannot happen (two events per hypothesis); never block the run
+		}
+	}
+	return progress{sink: sink, finish: func() { close(queue); <-done }}
+}
+
+func resultLine(r *engine.Result) string {
+	if r == nil {
+		return "finished"
+	}
+	s := fmt.Sprintf("%s in %.1fs", r.Status, float64(r.DurationMS)/1000)
+	if r.Tests != nil {
+		s += fmt.Sprintf(" (%d passed, %d failed)", r.Tests.Passed, r.Tests.Failed)
+	}
+	return s
+}
+
+// modelReport is the text report sized for a model's context: the
+// winner's diff in full, each failing hypothesis's output trimmed to its
+// first error lines and its last lines, with where the full log is.
+func modelReport(rep *engine.Report, footer bool) string {
+	failing := 0
+	for _, h := range rep.Hypotheses {
+		if h.Status != engine.StatusPassed && h.Status != engine.StatusCancelled {
+			failing++
+		}
+	}
+	budget := 40
+	switch {
+	case failing > 10:
+		budget = 12
+	case failing > 4:
+		budget = 24
+	}
+	c := *rep
+	c.Hypotheses = make([]*engine.Result, len(rep.Hypotheses))
+	for i, h := range rep.Hypotheses {
+		hc := *h
+		hc.OutputTail = trimLines(h.OutputTail, budget, rep.Run+"/"+h.Name)
+		c.Hypotheses[i] = &hc
+	}
+	var b strings.Builder
+	engine.WriteText(&b, &c)
+	if footer && rep.Run != "" {
+		fmt.Fprintf(&b, "\nRecorded as run %s: shadow_show with ref \"%s/NAME\" gives a hypothesis's diff and full output.\n", rep.Run, rep.Run)
+	}
+	return b.String()
+}
+
+// trimLines keeps at most budget lines of s: the first quarter (the
+// engine puts error sections first) and the rest from the end, with a note
+// where lines were cut.
+func trimLines(s string, budget int, ref string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= budget {
+		return s
+	}
+	head := budget / 4
+	tail := budget - head
+	cut := len(lines) - head - tail
+	var b strings.Builder
+	for _, l := range lines[:head] {
+		b.WriteString(l + "\n")
+	}
+	fmt.Fprintf(&b, "[… %d line(s) trimmed here; the full output is in the log named above, or shadow_show %s]\n", cut, ref)
+	for _, l := range lines[len(lines)-tail:] {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shadow-dev/shadow/overlay"
+	"github.com/shadow-dev/shadow/snap"
+)
+
+// mcpServer is `shadow mcp`: the engine's front end for coding agents.
+// Every tool call plans and runs exactly as the CLI does (planRunIn,
+// runPlan); runs are recorded in the snapshot store like any other.
+type mcpServer struct {
+	server *mcp.Server
+	cwd    string // the server's working directory: the default "cwd"
+
+	// life ends when the server stops; every run's context ends with it,
+	// and shutdown waits for the runs to clean up.
+	life    context.Context
+	stop    context.CancelFunc
+	running sync.WaitGroup
+}
+
+const mcpInstructions = `shadow tests candidate fixes ("hypotheses") in parallel, each in a private overlay shadow of the workspace, and ranks them: the working tree is never touched (unless apply is set and a hypothesis passed).
+Call shadow_run with every candidate at once, inline (edits with content), and the test command as an argument vector. The result says which hypothesis passed (the winner, with its diff) and shows the failing output of the others. A run where none passes is a normal result.
+Runs are recorded: shadow_log lists them, shadow_show RUN/HYP gives a hypothesis's diff and full output.`
+
+func newMCPServer(cwd string) *mcpServer {
+	s := &mcpServer{cwd: cwd}
+	s.life, s.stop = context.WithCancel(context.Background())
+	s.server = mcp.NewServer(&mcp.Implementation{Name: "shadow", Title: "shadow", Version: version},
+		&mcp.ServerOptions{Instructions: mcpInstructions, Capabilities: &mcp.ServerCapabilities{}})
+	yes, no := true, false
+	s.server.AddTool(&mcp.Tool{
+		Name:  "shadow_run",
+		Title: "Run candidate fixes in parallel shadows",
+		Description: "Run a test command against several candidate fixes (hypotheses) at once, each in its own copy-on-write shadow of the workspace, and rank them. " +
+			"The checkout is not modified (unless apply is true and a hypothesis passed). " +
+			"Returns the ranked report: the winner (the best hypothesis that passed) with its unified diff in full, and the last lines of each failing hypothesis's output with the path of its full log. " +
+			"No hypothesis passing is a normal result, not an error. Include a hypothesis with no edits (a baseline) to see how the unchanged code fares.",
+		InputSchema: mustSchema[mcpRunArgs](map[string][]any{
+			"mode": {"auto", "overlay", "inplace"}, "net": {"host", "isolated"}, "tmp": {"shared", "private"}}),
+		Annotations: &mcp.ToolAnnotations{Title: "shadow run", DestructiveHint: &no, OpenWorldHint: &yes},
+	}, s.toolRun)
+	s.server.AddTool(&mcp.Tool{
+		Name:        "shadow_log",
+		Title:       "List recorded runs",
+		Description: "The timeline of recorded shadow runs of a workspace, newest last: each run's id, start time, command, state, winner and hypotheses' statuses. Use a run id (or @last) with shadow_show.",
+		InputSchema: mustSchema[mcpLogArgs](nil),
+		Annotations: &mcp.ToolAnnotations{Title: "shadow log", ReadOnlyHint: true, OpenWorldHint: &no},
+	}, s.toolLog)
+	s.server.AddTool(&mcp.Tool{
+		Name:        "shadow_show",
+		Title:       "Show a recorded run or hypothesis",
+		Description: "One recorded run (ref RUN: its report) or hypothesis (ref RUN/HYP: its status, test counts, diff and full output, or the last lines of it). RUN is a run id, a unique prefix of one, or @last.",
+		InputSchema: mustSchema[mcpShowArgs](nil),
+		Annotations: &mcp.ToolAnnotations{Title: "shadow show", ReadOnlyHint: true, OpenWorldHint: &no},
+	}, s.toolShow)
+	s.server.AddTool(&mcp.Tool{
+		Name:        "shadow_probe",
+		Title:       "Which sandbox this machine gives",
+		Description: "Which sandbox mode this machine gives shadow runs (overlay: parallel copy-on-write shadows; inplace: one at a time in the checkout, restored after each), why, and how to fix it when it is in-place.",
+		InputSchema: mustSchema[mcpProbeArgs](nil),
+		Annotations: &mcp.ToolAnnotations{Title: "shadow probe", ReadOnlyHint: true, OpenWorldHint: &no},
+	}, s.toolProbe)
+	return s
+}
+
+// shutdown ends every run still going and waits (up to limit) for their
+// sandboxes to be cleaned up.
+func (s *mcpServer) shutdown(limit time.Duration) bool {
+	s.stop()
+	done := make(chan struct{})
+	go func() { s.running.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(limit):
+		return false
+	}
+}
+
+// runContext is ctx (the request's: the client may cancel it) that also
+// ends when the server stops; the run counts as running until release.
+func (s *mcpServer) runContext(ctx context.Context) (context.Context, func()) {
+	s.running.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.life, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		s.running.Done()
+	}
+}
+
+// mustSchema is the input schema inferred from T's json and jsonschema
+// (description) tags, made portable: plain JSON Schema with no $ref, no
+// composition, and a single "type" per property (the inference writes
+// ["null","array"] for slices and pointers; clients send nothing rather
+// than null). enums adds "enum" to top-level string properties.
+func mustSchema[T any](enums map[string][]any) *jsonschema.Schema {
+	sc, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err)
+	}
+	portable(sc)
+	for name, vals := range enums {
+		sc.Properties[name].Enum = vals
+	}
+	return sc
+}
+
+func portable(sc *jsonschema.Schema) {
+	if sc == nil {
+		return
+	}
+	if len(sc.Types) > 0 {
+		var keep []string
+		for _, t := range sc.Types {
+			if t != "null" {
+				keep = append(keep, t)
+			}
+		}
+		if len(keep) == 1 {
+			sc.Type, sc.Types = keep[0], nil
+		}
+	}
+	for _, p := range sc.Properties {
+		portable(p)
+	}
+	portable(sc.Items)
+	portable(sc.AdditionalProperties)
+}
+
+// toolError is a tool call that failed because of its arguments or the
+// machine: the model sees the message and can correct itself.
+func toolError(format string, a ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
+}
+
+// toolResult is a text for the model and a JSON document for programs.
+func toolResult(text string, doc any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: doc}
+}
+
+// decodeArgs decodes a tool's arguments strictly (unknown fields refused,
+// named) into v.
+func decodeArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if ute, ok := err.(*json.UnmarshalTypeError); ok && ute.Field != "" {
+			return fmt.Errorf("%s: must be %s", ute.Field, jsonKind(ute.Type))
+		}
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("%s: unknown field (the fields are: %s)", strings.Trim(f, `"`), fieldNames(v))
+		}
+		return fmt.Errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "an object"
+}
+
+func fieldNames(v any) string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n != "" && n != "-" {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+type mcpProbeArgs struct {
+	Fresh bool `json:"fresh,omitempty" jsonschema:"probe again instead of using the verdict cached for this boot"`
+}
+
+func (s *mcpServer) toolProbe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in mcpProbeArgs
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return toolError("%v", err), nil
+	}
+	store, err := defaultStore()
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	if in.Fresh {
+		_ = os.Remove(store.ProbeCache())
+	}
+	v := overlay.CachedProbe(store.SandboxDir(), store.ProbeCache(), version)
+	return toolResult(verdictText(v), v), nil
+}
+
+func verdictText(v overlay.Verdict) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mode: %s\nwhy:  %s\n", v.Mode, v.Reason)
+	if v.Mode == "overlay" {
+		fmt.Fprintf(&b, "upper dirs: %s\n", v.Upper)
+		if !v.Proc {
+			b.WriteString("note: a fresh /proc could not be mounted; commands see the outer process list\n")
+		}
+	}
+	if v.Fix != "" {
+		fmt.Fprintf(&b, "fix:  %s\n", v.Fix)
+	}
+	return b.String()
+}
+
+func defaultStore() (snap.Store, error) {
+	root, err := snap.DefaultRoot()
+	if err != nil {
+		return snap.Store{}, err
+	}
+	return snap.Store{Root: root}, nil
+}

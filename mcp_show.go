@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+type mcpLogArgs struct {
+	Cwd   string `json:"cwd,omitempty" jsonschema:"a directory of the workspace: its git top-level, else itself, is the workspace. Default: the server's working directory"`
+	Limit int    `json:"limit,omitempty" jsonschema:"list only the newest N runs (default 20)"`
+}
+
+type mcpShowArgs struct {
+	Ref   string `json:"ref" jsonschema:"RUN for a whole run, or RUN/HYP for one hypothesis; RUN is a run id, a unique prefix of one, or @last (the newest run)"`
+	Cwd   string `json:"cwd,omitempty" jsonschema:"a directory of the workspace: its git top-level, else itself, is the workspace. Default: the server's working directory"`
+	Lines int    `json:"lines,omitempty" jsonschema:"for RUN/HYP: how many of the last lines of the hypothesis's output to include (default 200)"`
+}
+
+// logDoc is shadow_log's structured result.
+type logDoc struct {
+	Workspace string   `json:"workspace"`
+	Total     int      `json:"total"` // runs recorded; Runs holds the newest
+	Runs      []logRun `json:"runs"`
+}
+
+type logRun struct {
+	Run        string    `json:"run"`
+	State      string    `json:"state"` // running, finished, interrupted
+	StartedAt  time.Time `json:"started_at"`
+	Command    []string  `json:"command"`
+	Subdir     string    `json:"subdir"`
+	Mode       string    `json:"mode,omitempty"`
+	DurationMS int64     `json:"duration_ms,omitempty"`
+	Winner     *string   `json:"winner"`
+	Cancelled  bool      `json:"cancelled,omitempty"`
+	Stale      bool      `json:"stale,omitempty"`
+	Hypotheses []logHyp  `json:"hypotheses"`
+}
+
+type logHyp struct {
+	Name   string        `json:"name"`
+	Status string        `json:"status"`
+	Tests  *engine.Tests `json:"tests"`
+}
+
+// showHypDoc is shadow_show's structured result for RUN/HYP.
+type showHypDoc struct {
+	Run    string         `json:"run"`
+	State  string         `json:"state"`
+	Result *engine.Result `json:"result"`
+	Output string         `json:"output"` // the last lines of the full output
+	// OutputTrimmed: earlier lines are left out (the full log is Result.Log).
+	OutputTrimmed bool `json:"output_trimmed"`
+}
+
+// workspaceOf resolves a tool's optional cwd to the workspace.
+func (s *mcpServer) workspaceOf(cwd string) (string, error) {
+	switch {
+	case cwd == "":
+		cwd = s.cwd
+	case !filepath.IsAbs(cwd):
+		cwd = filepath.Join(s.cwd, cwd)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("cwd: %s is not a directory", cwd)
+	}
+	ws, _, err := resolveWorkspace("", cwd)
+	if err != nil {
+		return "", fmt.Errorf("cwd: %v", err)
+	}
+	return ws, nil
+}
+
+func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in mcpLogArgs
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return toolError("%v", err), nil
+	}
+	if in.Limit < 0 {
+		return toolError("limit: must be 0 (the default, 20) or more, got %d", in.Limit), nil
+	}
+	if in.Limit == 0 {
+		in.Limit = 20
+	}
+	ws, err := s.workspaceOf(in.Cwd)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	store, err := defaultStore()
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	ids, err := recordedRunIDs(store, ws)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	doc := logDoc{Workspace: ws, Total: len(ids), Runs: []logRun{}}
+	first := max(len(ids)-in.Limit, 0)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d recorded run(s) of %s", len(ids), ws)
+	if first > 0 {
+		fmt.Fprintf(&b, ", the newest %d", len(ids)-first)
+	}
+	b.WriteString(" (oldest first):\n")
+	for _, id := range ids[first:] {
+		r := readRecordedRun(store, ws, id)
+		lr := logRun{Run: id, State: r.State, Hypotheses: []logHyp{}}
+		if r.Meta != nil {
+			lr.StartedAt, lr.Command, lr.Subdir = r.Meta.StartedAt, r.Meta.Command, r.Meta.Subdir
+		}
+		if rep := r.Report; rep != nil {
+			lr.StartedAt, lr.Command, lr.Subdir = rep.StartedAt, rep.Command, rep.Subdir
+			lr.Mode, lr.DurationMS, lr.Winner, lr.Cancelled, lr.Stale = rep.Mode, rep.DurationMS, rep.Winner, rep.Cancelled, rep.Stale
+		}
+		for _, h := range r.Results {
+			lr.Hypotheses = append(lr.Hypotheses, logHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
+		}
+		doc.Runs = append(doc.Runs, lr)
+		fmt.Fprintf(&b, "%s  %-11s  %s", id, r.State, shellQuote(lr.Command))
+		if lr.Winner != nil {
+			fmt.Fprintf(&b, "  winner %s", *lr.Winner)
+		} else if r.State == "finished" {
+			b.WriteString("  no winner")
+		}
+		var hs []string
+		for _, h := range lr.Hypotheses {
+			hs = append(hs, h.Name+" "+h.Status)
+		}
+		if len(hs) > 0 {
+			fmt.Fprintf(&b, "  (%s)", strings.Join(hs, ", "))
+		}
+		b.WriteString("\n")
+	}
+	return toolResult(b.String(), doc), nil
+}
+
+func (s *mcpServer) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in mcpShowArgs
+	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+		return toolError("%v", err), nil
+	}
+	if in.Ref == "" {
+		return toolError("ref: required: RUN or RUN/HYP, e.g. @last or @last/fix"), nil
+	}
+	if in.Lines < 0 {
+		return toolError("lines: must be 0 (the default, 200) or more, got %d", in.Lines), nil
+	}
+	if in.Lines == 0 {
+		in.Lines = 200
+	}
+	ws, err := s.workspaceOf(in.Cwd)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	store, err := defaultStore()
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	runRef, hyp, isHyp := strings.Cut(in.Ref, "/")
+	if isHyp && (hyp == "" || strings.Contains(hyp, "/")) {
+		return toolError("ref: %q: want RUN or RUN/HYP, e.g. @last/fix", in.Ref), nil
+	}
+	if runRef == "@last" && isHyp {
+		// the newest run that has HYP
+		ids, _ := recordedRunIDs(store, ws)
+		for i := len(ids) - 1; i >= 0; i-- {
+			if resultNamed(readRecordedRun(store, ws, ids[i]), hyp) != nil {
+				runRef = ids[i]
+				break
+			}
+		}
+	}
+	id, err := findRecordedRun(store, ws, runRef)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	r := readRecordedRun(store, ws, id)
+	if !isHyp {
+		return showRun(r), nil
+	}
+	res := resultNamed(r, hyp)
+	if res == nil {
+		return toolError("ref: run %s has no finished hypothesis %q", id, hyp), nil
+	}
+	doc := showHypDoc{Run: id, State: r.State, Result: res}
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s, hypothesis %s: %s\n", id, res.Name, resultLine(res))
+	if res.Error != nil {
+		fmt.Fprintf(&b, "error: %s\n", *res.Error)
+	}
+	if len(res.Fixed) > 0 {
+		fmt.Fprintf(&b, "fixes: %s\n", strings.Join(res.Fixed, ", "))
+	}
+	if len(res.Broken) > 0 {
+		fmt.Fprintf(&b, "breaks: %s\n", strings.Join(res.Broken, ", "))
+	}
+	if res.Diff != "" {
+		fmt.Fprintf(&b, "\ndiff (~%d changed line(s)):\n%s", res.ChangedLines, res.Diff)
+	} else {
+		b.WriteString("\nno changes (a baseline)\n")
+	}
+	out, cut, err := lastLines(res.Log, in.Lines)
+	switch {
+	case err != nil:
+		// the log is gone (pruned, or a --no-record run's temp dir): the tail
+		// the report kept is what there is
+		out, cut = res.OutputTail, true
+		fmt.Fprintf(&b, "\noutput (the full log %s cannot be read: %v; the report's tail):\n", res.Log, err)
+	case cut:
+		fmt.Fprintf(&b, "\noutput, the last %d line(s) (the full log: %s, %d bytes):\n", in.Lines, res.Log, res.OutputBytes)
+	default:
+		fmt.Fprintf(&b, "\noutput (%s):\n", res.Log)
+	}
+	doc.Output, doc.OutputTrimmed = out, cut
+	if out == "" {
+		b.WriteString("(no output)\n")
+	}
+	b.WriteString(out)
+	return toolResult(b.String(), doc), nil
+}
+
+func resultNamed(r *recordedRun, name string) *engine.Result {
+	for _, h := range r.Results {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}
+
+// showRun is a whole run: its report, or what a run without one recorded.
+func showRun(r *recordedRun) *mcp.CallToolResult {
+	if r.Report != nil {
+		return toolResult(modelReport(r.Report, true), r.Report)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s is %s: no report", r.ID, r.State)
+	if r.Meta != nil {
+		fmt.Fprintf(&b, " (%s, started %s)", shellQuote(r.Meta.Command), r.Meta.StartedAt.Format(time.RFC3339))
+	}
+	b.WriteString("\n")
+	doc := logRun{Run: r.ID, State: r.State, Hypotheses: []logHyp{}}
+	if r.Meta != nil {
+		doc.StartedAt, doc.Command, doc.Subdir = r.Meta.StartedAt, r.Meta.Command, r.Meta.Subdir
+	}
+	for _, h := range r.Results {
+		doc.Hypotheses = append(doc.Hypotheses, logHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
+		fmt.Fprintf(&b, "  %s %s\n", h.Name, resultLine(h))
+	}
+	return toolResult(b.String(), doc)
+}
+
+// shellQuote shows a command the way a shell would need it.
+func shellQuote(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
