@@ -67,8 +67,14 @@ usage:
   shadow [flags] SPEC -- COMMAND [ARG...]   TUI on a terminal, text report otherwise
   shadow tui [flags] SPEC -- COMMAND...     always the TUI
   shadow --headless [--json|--events] [flags] SPEC -- COMMAND...
+  shadow watch [-C DIR]                     TUI following the runs other shadow processes make here
+  shadow log [-C DIR] [--json]              the recorded runs of this workspace
+  shadow show RUN[/HYP] [--json]            one recorded run or hypothesis: result, diff, output
+  shadow apply RUN/HYP [-C DIR]             write a recorded hypothesis into the checkout
   shadow demo [--headless]                  built-in example, run end to end
   shadow probe [--json]                     which sandbox mode this machine gives, and why
+  shadow gc                                 restore interrupted in-place runs, remove leftovers, prune records
+  shadow mcp                                MCP server on stdio for coding agents
   shadow version
 
 SPEC is a JSON file, or - for stdin (see README.md). A spec's "command" is
