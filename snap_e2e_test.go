@@ -219,6 +219,9 @@ func (e *env) runEditing(editFn func(), args ...string) (*engine.Report, int) {
 		var ev engine.Event
 		json.Unmarshal(sc.Bytes(), &ev)
 		if ev.Kind == engine.KindHypStarted && !edited {
+			// The engine takes the start state of the sources beside the
+			// starting hypotheses: edit once that scan is surely done.
+			time.Sleep(time.Second)
 			editFn()
 			edited = true
 		}
@@ -243,7 +246,7 @@ func TestSnapStaleWithConcurrentEdit(t *testing.T) {
 		e.write("v.txt", "edited\n", 0o644)
 		later := time.Now().Add(time.Minute)
 		os.Chtimes(filepath.Join(e.ws, "same.txt"), later, later) // touched, same bytes
-	}, "-C", e.ws, spec, "--", "sh", "-c", "sleep 1; cat v.txt")
+	}, "-C", e.ws, spec, "--", "sh", "-c", "sleep 2.5; cat v.txt")
 	if code != 0 || !rep.Stale || strings.Join(rep.StalePaths, ",") != "v.txt" {
 		t.Fatalf("exit %d stale %v paths %v", code, rep.Stale, rep.StalePaths)
 	}
@@ -266,7 +269,7 @@ func TestSnapFreezeUnaffectedByEdit(t *testing.T) {
 		map[string]any{"name": "baseline"},
 		map[string]any{"name": "other", "edits": []any{edit("src/lib.txt", "lib2\n")}},
 	}})
-	script := `sleep 1; date -r v.txt +MTIME=%s.%N; cat src/lib.txt; test -e src/new.txt && echo NEW; ` + checkScript
+	script := `sleep 2.5; date -r v.txt +MTIME=%s.%N; cat src/lib.txt; test -e src/new.txt && echo NEW; ` + checkScript
 	rep, code := e.runEditing(func() {
 		e.write("v.txt", "bad\n", 0o644)
 		e.write("src/lib.txt", "changed\n", 0o644)
