@@ -294,6 +294,20 @@ func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
 	if bad := m.mustCall("shadow_show", map[string]any{"ref": "@last/nope"}); !bad.IsError || !strings.Contains(text(bad), "ref:") {
 		t.Errorf("shadow_show of a missing hypothesis: %v %s", bad.IsError, text(bad))
 	}
+	// A later call builds on a recorded hypothesis through base.
+	next := m.mustCall("shadow_run", map[string]any{
+		"hypotheses": []any{map[string]any{"name": "next", "base": "@last/fix", "edits": []any{map[string]any{"path": "w.txt", "content": "new\n"}}}},
+		"command":    []string{"sh", "-c", "cd .. && test -e w.txt && " + checkScript},
+	})
+	if rn := structured[engine.Report](t, next); next.IsError || rn.Winner == nil || *rn.Winner != "next" {
+		t.Errorf("run on base @last/fix: %s", text(next))
+	}
+	if bad := m.mustCall("shadow_run", map[string]any{"hypotheses": []any{map[string]any{"name": "n", "base": "@last/nope"}}, "command": []string{"true"}}); !bad.IsError || !strings.Contains(text(bad), "base") {
+		t.Errorf("unknown base: %v %s", bad.IsError, text(bad))
+	}
+	if after := tree(t, e.ws); after != before {
+		t.Errorf("workspace changed by the runs:\n%s\n---\n%s", before, after)
+	}
 	pr := m.mustCall("shadow_probe", nil)
 	if pr.IsError || !strings.Contains(text(pr), "mode: overlay") {
 		t.Errorf("shadow_probe: %s", text(pr))

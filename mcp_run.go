@@ -284,7 +284,7 @@ func modelReport(rep *engine.Report, footer bool) string {
 	var b strings.Builder
 	engine.WriteText(&b, &c)
 	if footer && rep.Run != "" {
-		fmt.Fprintf(&b, "\nRecorded as run %s: shadow_show with ref \"%s/NAME\" gives a hypothesis's diff and full output.\n", rep.Run, rep.Run)
+		fmt.Fprintf(&b, "\nRecorded as run %s: shadow_show with ref \"%s/NAME\" gives a hypothesis's diff and full output; a later hypothesis can start from one of these with \"base\": \"%s/NAME\" and send only what changes.\n", rep.Run, rep.Run, rep.Run)
 	}
 	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 type mcpLogArgs struct {
@@ -98,7 +99,7 @@ func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	ids, err := recordedRunIDs(store, ws)
+	ids, err := store.RunIDs(ws)
 	if err != nil {
 		return toolError("%v", err), nil
 	}
@@ -111,7 +112,7 @@ func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	}
 	b.WriteString(" (oldest first):\n")
 	for _, id := range ids[first:] {
-		r := readRecordedRun(store, ws, id)
+		r := snap.ReadRun(store.RunDir(ws, id))
 		lr := logRun{Run: id, State: r.State, Hypotheses: []logHyp{}}
 		if r.Meta != nil {
 			lr.StartedAt, lr.Command, lr.Subdir = r.Meta.StartedAt, r.Meta.Command, r.Meta.Subdir
@@ -127,7 +128,7 @@ func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		fmt.Fprintf(&b, "%s  %-11s  %s", id, r.State, shellQuote(lr.Command))
 		if lr.Winner != nil {
 			fmt.Fprintf(&b, "  winner %s", *lr.Winner)
-		} else if r.State == "finished" {
+		} else if r.State == snap.StateFinished {
 			b.WriteString("  no winner")
 		}
 		var hs []string
@@ -164,25 +165,12 @@ func (s *mcpServer) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	runRef, hyp, isHyp := strings.Cut(in.Ref, "/")
-	if isHyp && (hyp == "" || strings.Contains(hyp, "/")) {
-		return toolError("ref: %q: want RUN or RUN/HYP, e.g. @last/fix", in.Ref), nil
-	}
-	if runRef == "@last" && isHyp {
-		// the newest run that has HYP
-		ids, _ := recordedRunIDs(store, ws)
-		for i := len(ids) - 1; i >= 0; i-- {
-			if resultNamed(readRecordedRun(store, ws, ids[i]), hyp) != nil {
-				runRef = ids[i]
-				break
-			}
-		}
-	}
-	id, err := findRecordedRun(store, ws, runRef)
+	_, hyp, isHyp := strings.Cut(in.Ref, "/")
+	r, err := findRecord(store, ws, in.Ref, isHyp)
 	if err != nil {
-		return toolError("%v", err), nil
+		return toolError("ref: %v", err), nil
 	}
-	r := readRecordedRun(store, ws, id)
+	id := r.ID
 	if !isHyp {
 		return showRun(r), nil
 	}
@@ -227,17 +215,8 @@ func (s *mcpServer) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	return toolResult(b.String(), doc), nil
 }
 
-func resultNamed(r *recordedRun, name string) *engine.Result {
-	for _, h := range r.Results {
-		if h.Name == name {
-			return h
-		}
-	}
-	return nil
-}
-
 // showRun is a whole run: its report, or what a run without one recorded.
-func showRun(r *recordedRun) *mcp.CallToolResult {
+func showRun(r *snap.RunInfo) *mcp.CallToolResult {
 	if r.Report != nil {
 		return toolResult(modelReport(r.Report, true), r.Report)
 	}
