@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -15,15 +16,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// cmdMCP serves the engine over MCP on stdio (`shadow mcp`): the tools
+// cmdMCP serves the engine over MCP on stdio (`shadow mcp [-C DIR]`; DIR,
+// default the current directory, is the cwd of calls that give none): the tools
 // shadow_run, shadow_log, shadow_show and shadow_probe. stdout is the
 // protocol channel, so nothing else may write to it: the process's fd 1 is
 // pointed at stderr once the protocol has its own copy.
 func cmdMCP(args []string) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	dir := fs.String("C", "", "default directory of tool calls that give no cwd")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return usageErr("usage: shadow mcp (an MCP server on stdin/stdout; see README.md)")
+		return usageErr("usage: shadow mcp [-C DIR] (an MCP server on stdin/stdout; see README.md)")
 	}
 	proto, err := protectStdout()
 	if err != nil {
@@ -34,6 +37,14 @@ func cmdMCP(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "shadow mcp: current directory:", err)
 		return exitEnv
+	}
+	if *dir != "" {
+		if cwd, err = filepath.Abs(*dir); err != nil {
+			return usageErr("-C %s: %v", *dir, err)
+		}
+		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+			return usageErr("-C %s: not a directory", *dir)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

@@ -31,10 +31,10 @@ type mcpEnv struct {
 
 // newMCPEnv starts `shadow mcp` in dir (the server's working directory; the
 // spec dir when empty) and connects a client to it.
-func newMCPEnv(t *testing.T, e *env, dir string) *mcpEnv {
+func newMCPEnv(t *testing.T, e *env, dir string, flags ...string) *mcpEnv {
 	t.Helper()
 	m := &mcpEnv{env: e}
-	c := e.cmd("mcp")
+	c := e.cmd(append([]string{"mcp"}, flags...)...)
 	if dir != "" {
 		c.Dir = dir
 	}
@@ -317,12 +317,14 @@ func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
 func TestMCPNoWinnerIsAResultAndTailsAreTrimmed(t *testing.T) {
 	e := newEnv(t)
 	e.write("v.txt", "bad\n", 0o644)
-	m := newMCPEnv(t, e, "")
+	// An edit's "file" is relative to cwd, here the server's -C directory.
+	e.write("cand/f.txt", "from a file\n", 0o644)
+	m := newMCPEnv(t, e, "", "-C", e.ws)
 	res := m.mustCall("shadow_run", map[string]any{
 		// Six failing hypotheses: the text keeps fewer lines of each.
-		"hypotheses": []any{hyp("a", "nope\n"), hyp("b", "still bad\n"), hyp("c", "c\n"), hyp("d", "d\n"), hyp("e", "e\n"), hyp("f", "f\n")},
-		"command":    []string{"sh", "-c", `i=0; while [ $i -lt 300 ]; do echo "noise line $i"; i=$((i+1)); done; echo LAST-LINE; ` + checkScript},
-		"cwd":        e.ws,
+		"hypotheses": []any{hyp("a", "nope\n"), hyp("b", "still bad\n"), hyp("c", "c\n"), hyp("d", "d\n"), hyp("e", "e\n"),
+			map[string]any{"name": "f", "edits": []any{map[string]any{"path": "v.txt", "file": "cand/f.txt"}}}},
+		"command": []string{"sh", "-c", `i=0; while [ $i -lt 300 ]; do echo "noise line $i"; i=$((i+1)); done; echo LAST-LINE; ` + checkScript},
 	})
 	if res.IsError {
 		t.Fatalf("no winner must not be a tool error: %s", text(res))
@@ -330,6 +332,9 @@ func TestMCPNoWinnerIsAResultAndTailsAreTrimmed(t *testing.T) {
 	r := structured[engine.Report](t, res)
 	if r.Winner != nil || len(r.Hypotheses) != 6 {
 		t.Fatalf("winner %v, %d hypotheses", r.Winner, len(r.Hypotheses))
+	}
+	if !strings.Contains(byName(r)["f"].Diff, "+from a file") {
+		t.Errorf("edit from a file: diff %q", byName(r)["f"].Diff)
 	}
 	txt := text(res)
 	if !strings.Contains(txt, "no hypothesis passed") || !strings.Contains(txt, "LAST-LINE") || !strings.Contains(txt, "trimmed here") {
