@@ -5,7 +5,6 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
-	chromastyles "github.com/alecthomas/chroma/v2/styles"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -72,15 +71,11 @@ func lexerFor(path string) chroma.Lexer {
 }
 
 func chromaStyle(st Styles) *chroma.Style {
-	name := "github-dark"
+	dark, light := codeStyles()
 	if !st.r.HasDarkBackground() {
-		name = "github"
+		return light
 	}
-	s := chromastyles.Get(name)
-	if s == nil {
-		s = chromastyles.Fallback
-	}
-	return s
+	return dark
 }
 
 // highlightCode renders one line of code after its diff sign, each token
