@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shadow-dev/shadow/internal/fsutil"
+
 	"github.com/shadow-dev/shadow/inplace"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
@@ -255,7 +257,7 @@ func removeNoCross(dir string) error {
 	if crossed != nil {
 		return crossed
 	}
-	return overlay.RemoveTree(dir)
+	return fsutil.RemoveTree(dir)
 }
 
 func devOf(fi fs.FileInfo) uint64 {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shadow-dev/shadow/internal/fsutil"
+
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/overlay"
 )
@@ -315,7 +317,7 @@ func TestE2ETimeoutAndInterrupt(t *testing.T) {
 	// kill -9 of shadow itself: PR_SET_PDEATHSIG ends the namespace. The
 	// killed run leaves its upper/work dirs (work/work is mode 000, which
 	// TempDir's cleanup cannot enter as a non-root user): shadow gc's job.
-	t.Cleanup(func() { overlay.RemoveTree(filepath.Join(e.state, "shadow", "sandboxes")) })
+	t.Cleanup(func() { fsutil.RemoveTree(filepath.Join(e.state, "shadow", "sandboxes")) })
 	c = e.cmd("--headless", "-C", e.ws, spec, "--", "sh", "-c", "sleep "+marker+"2")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)

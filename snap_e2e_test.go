@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shadow-dev/shadow/internal/fsutil"
+
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/overlay"
 )
 
 // specFile writes a spec under its own name (concurrent runs need several).
@@ -98,7 +99,7 @@ func TestSnapCrashMidRecord(t *testing.T) {
 	}})
 	// The killed shadow cannot remove its sandboxes (overlayfs leaves
 	// work/work mode 000, which TempDir's cleanup cannot enter as a user).
-	t.Cleanup(func() { overlay.RemoveTree(filepath.Join(e.state, "shadow", "sandboxes")) })
+	t.Cleanup(func() { fsutil.RemoveTree(filepath.Join(e.state, "shadow", "sandboxes")) })
 	c := e.cmd("--headless", "-C", e.ws, spec, "--", "sh", "-c", `if test -e s.txt; then echo slow-started; sleep `+marker+`; fi; echo done`)
 	if err := c.Start(); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // Grace is how long a command has to exit after SIGTERM before its process
@@ -184,7 +185,7 @@ func (s *Sandbox) say(r Recovered) {
 // the command left in its group.
 func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit int, sig string, err error) {
 	dir := filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir))
-	argv0, err := lookPath(job.Command[0], job.Env, dir)
+	argv0, err := fsutil.LookPath(job.Command[0], pathOf(job.Env), dir)
 	if err != nil {
 		return -1, "", err
 	}
@@ -294,31 +295,15 @@ func signalName(s syscall.Signal) string {
 	return ""
 }
 
-// lookPath finds argv0 on the job's PATH (not shadow's own); a name with a
-// slash is taken relative to the command's directory.
-func lookPath(argv0 string, env []string, dir string) (string, error) {
-	if strings.Contains(argv0, "/") {
-		return argv0, nil
-	}
-	pathEnv := ""
+// pathOf returns the command's PATH: the job's environment, not shadow's.
+func pathOf(env []string) string {
+	path := ""
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
+			path = v
 		}
 	}
-	for _, d := range filepath.SplitList(pathEnv) {
-		if d == "" {
-			d = "."
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		p := filepath.Join(d, argv0)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: command not found in PATH", argv0)
+	return path
 }
 
 // statCollect notes the state of the files the engine wants to read

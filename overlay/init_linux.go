@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // MaybeInit runs the sandbox init and exits if this process was started as
@@ -177,7 +179,7 @@ func runCommand(cfg *initConfig) (exit int, sig string, err error) {
 	if err != nil {
 		return 0, "", err
 	}
-	argv0, err := lookPath(cfg.Argv[0], cfg.Dir)
+	argv0, err := fsutil.LookPath(cfg.Argv[0], os.Getenv("PATH"), cfg.Dir)
 	if err != nil {
 		return 0, "", err
 	}
@@ -215,30 +217,6 @@ func runCommand(cfg *initConfig) (exit int, sig string, err error) {
 		}
 		return ws.ExitStatus(), "", nil
 	}
-}
-
-// lookPath resolves argv0 like a shell would: names with a slash are
-// relative to the command's directory, others are searched in $PATH.
-func lookPath(argv0, dir string) (string, error) {
-	if strings.Contains(argv0, "/") {
-		if !filepath.IsAbs(argv0) {
-			argv0 = filepath.Join(dir, argv0)
-		}
-		return argv0, nil
-	}
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if d == "" {
-			d = "."
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		p := filepath.Join(d, argv0)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: command not found in PATH", argv0)
 }
 
 func errnoName(err error) string {

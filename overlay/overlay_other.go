@@ -48,8 +48,6 @@ func Probe(base string) Verdict {
 
 func CachedProbe(base, cacheFile, version string) Verdict { return Probe(base) }
 
-func RemoveTree(dir string) error { return os.RemoveAll(dir) }
-
 func TmpSandboxes() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "sandboxes")
 }

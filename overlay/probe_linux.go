@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // Verdict is what the probe found: which mode this machine gives and why.
@@ -125,7 +127,7 @@ func tryMount(base string) (*initStatus, error) {
 	if err != nil {
 		return fail("create scratch dir in "+base, err)
 	}
-	defer RemoveTree(dir)
+	defer fsutil.RemoveTree(dir)
 	lower, upper, work := filepath.Join(dir, "lower"), filepath.Join(dir, "upper"), filepath.Join(dir, "work")
 	for _, d := range []string{lower, upper, work} {
 		if err := os.Mkdir(d, 0o700); err != nil {

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shadow-dev/shadow/internal/fsutil"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/engine"
@@ -68,7 +70,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	}
 	// Registered before anything can fail half-way: the upper dir may hold
 	// whiteouts and directories the command made unwritable.
-	defer RemoveTree(dir)
+	defer fsutil.RemoveTree(dir)
 	upper, work := filepath.Join(dir, "upper"), filepath.Join(dir, "work")
 	for _, d := range []string{upper, work} {
 		if err := os.Mkdir(d, 0o700); err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/shadow-dev/shadow/internal/fsutil"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -174,7 +176,7 @@ func CleanFrozen(base string) int {
 		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
 			continue
 		}
-		if removeTree(filepath.Join(base, name)) == nil {
+		if fsutil.RemoveTree(filepath.Join(base, name)) == nil {
 			n++
 		}
 	}
@@ -182,4 +184,4 @@ func CleanFrozen(base string) int {
 }
 
 // RemoveFrozen removes a frozen copy.
-func RemoveFrozen(dir string) error { return removeTree(dir) }
+func RemoveFrozen(dir string) error { return fsutil.RemoveTree(dir) }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // Policy is how long records live. A run is removed when it is older than
@@ -99,7 +101,7 @@ func pruneWorkspace(wsDir string, p Policy, now time.Time) (PruneResult, error) 
 			errs = append(errs, err)
 			continue
 		}
-		if err := removeTree(trash); err != nil {
+		if err := fsutil.RemoveTree(trash); err != nil {
 			errs = append(errs, err)
 		}
 		res.Runs = append(res.Runs, filepath.Base(wsDir)+"/"+ids[i])
@@ -108,7 +110,7 @@ func pruneWorkspace(wsDir string, p Policy, now time.Time) (PruneResult, error) 
 	if ents, err := os.ReadDir(runsDir); err == nil {
 		for _, e := range ents {
 			if strings.HasPrefix(e.Name(), ".trash-") {
-				_ = removeTree(filepath.Join(runsDir, e.Name()))
+				_ = fsutil.RemoveTree(filepath.Join(runsDir, e.Name()))
 			}
 		}
 	}
@@ -178,19 +180,4 @@ func gcObjects(runsDir string, objs Objects, now time.Time) (int, int64, error) 
 		err = nil
 	}
 	return n, total, err
-}
-
-// removeTree removes dir, also directories a kept upper dir left without
-// write or search permission.
-func removeTree(dir string) error {
-	if err := os.RemoveAll(dir); err == nil {
-		return nil
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
 }
