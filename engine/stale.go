@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -123,9 +122,7 @@ func statAll(workspace string, list []string) map[string]stamp {
 					continue
 				}
 				s := stamp{size: fi.Size(), mtime: fi.ModTime(), mode: fi.Mode()}
-				if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-					s.ino = sys.Ino
-				}
+				s.ino = inode(fi)
 				stamps[i] = s
 			}
 		}(w)

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package inplace runs hypotheses one at a time in the checkout itself,
 // for machines where overlay shadows cannot be made (no user namespaces,
 // no overlayfs). It never loses a file:

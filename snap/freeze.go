@@ -3,17 +3,13 @@ package snap
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
-
-	"golang.org/x/sys/unix"
 )
 
 // FreezeStats says what Freeze copied.
@@ -116,42 +112,6 @@ func mkParents(workspace, dst, rel string, dirs map[string]bool) error {
 	return nil
 }
 
-func copyFile(src, dst string, fi os.FileInfo) (cloned bool, err error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return false, err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return false, err
-	}
-	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) == nil {
-		return true, out.Close()
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return false, err
-	}
-	return false, out.Close()
-}
-
-// keepAttrs gives p the owner (root only), mode and times of fi.
-func keepAttrs(p string, fi os.FileInfo, root bool) {
-	sys, _ := fi.Sys().(*syscall.Stat_t)
-	if root && sys != nil {
-		_ = os.Lchown(p, int(sys.Uid), int(sys.Gid))
-	}
-	if fi.Mode()&os.ModeSymlink == 0 {
-		// After chown, which clears set-id bits.
-		_ = os.Chmod(p, fi.Mode()&(os.ModePerm|os.ModeSetuid|os.ModeSetgid|os.ModeSticky))
-	}
-	if sys != nil {
-		ts := []unix.Timespec{unix.NsecToTimespec(sys.Atim.Nano()), unix.NsecToTimespec(sys.Mtim.Nano())}
-		_ = unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, unix.AT_SYMLINK_NOFOLLOW)
-	}
-}
-
 // FrozenDir is where run id's frozen sources go under the sandbox base: the
 // recorder's pid is in the name so CleanFrozen can tell a crashed run's
 // copy from a live one.
@@ -173,7 +133,7 @@ func CleanFrozen(base string) int {
 		if err != nil {
 			continue
 		}
-		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+		if pidExists(pid) {
 			continue
 		}
 		if fsutil.RemoveTree(filepath.Join(base, name)) == nil {

@@ -1,11 +1,9 @@
 package snap
 
 import (
-	"errors"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // bootID is the kernel's id of this boot ("" where there is none): a PID
@@ -52,8 +50,7 @@ func recorderAlive(m *Meta) bool {
 			return false
 		}
 	}
-	err := syscall.Kill(m.PID, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
+	if !pidExists(m.PID) {
 		return false
 	}
 	if m.PIDStart != 0 {

@@ -1,0 +1,49 @@
+//go:build !unix
+
+package inplace
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// In-place runs need flock(2), process groups and POSIX renames; on other
+// systems the mode is refused with this error and nothing is written.
+var errUnsupported = errors.New("in-place mode needs a Unix system")
+
+// Names inside a workspace's state dir.
+const (
+	LockName    = "inplace.lock"
+	JournalName = "inplace-journal"
+	KeptName    = "inplace-kept"
+)
+
+// Journal is never written here.
+type Journal struct{}
+
+// Recovered says what a replay did: nothing here.
+type Recovered struct {
+	Journal   *Journal
+	Restored  []string
+	Warnings  []string
+	Discarded bool
+}
+
+type Sandbox struct{}
+
+func New(stateDir string, notice io.Writer) *Sandbox { return &Sandbox{} }
+func (s *Sandbox) Mode() string                      { return "inplace" }
+func (s *Sandbox) Parallel() bool                    { return false }
+func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
+	return engine.Outcome{ExitCode: -1}, errUnsupported
+}
+
+func Lock(ctx context.Context, path string, exclusive bool, notice io.Writer) (func(), error) {
+	return func() {}, nil
+}
+
+func HasJournal(stateDir string) bool                       { return false }
+func Recover(stateDir, workspace string) (Recovered, error) { return Recovered{}, nil }
