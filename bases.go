@@ -95,7 +95,7 @@ func startFreeze(p *plan, cfg *engine.Config) (func(engine.Event), func(), error
 	base := sandboxBase(p.store, cfg.Workspace)
 	snap.CleanFrozen(base)
 	dir := snap.FrozenDir(base, cfg.RunID)
-	frozen, _, err := snap.Freeze(cfg.Workspace, dir, engine.SourceFiles(cfg.Workspace))
+	frozen, _, err := snap.Freeze(cfg.Workspace, dir, engine.SourceFiles(cfg.Workspace, cfg.ScanExclude...))
 	if err != nil {
 		snap.RemoveFrozen(dir)
 		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)

@@ -252,10 +252,25 @@ func planRunIn(cwd string, spec *engine.Spec, specDir string, command []string, 
 		Env: env, Net: net, Tmp: tmp, JUnit: spec.JUnit, Keep: f.keep, Apply: f.apply,
 		NewParser:  func(cmd []string) engine.TestParser { return parse.NewStream(cmd) },
 		ParseJUnit: parse.ParseJUnit,
+		// The state dir may lie inside the checkout (a workspace at $HOME):
+		// its records change during every run and are not sources.
+		ScanExclude: []string{root},
 	}
 	sb, code := chooseSandbox(f.mode, store, ws)
 	if sb == nil {
 		return nil, &planError{code: code, printed: true, msg: fmt.Sprintf("--mode %s: no sandbox for it on this machine (see shadow probe)", f.mode)}
+	}
+	// Isolation asked for and not available is refused, never silently
+	// dropped: in-place runs share the host's network and /tmp.
+	if sb.Mode() != "overlay" {
+		for _, need := range []struct {
+			on   bool
+			flag string
+		}{{net == "isolated", "--net isolated"}, {tmp == "private", "--tmp private"}, {f.freeze, "--freeze"}} {
+			if need.on {
+				return nil, &planError{code: exitEnv, msg: fmt.Sprintf("%s needs overlay mode, and this run would be %s (see shadow probe)", need.flag, sb.Mode())}
+			}
+		}
 	}
 	p.cfg.Sandbox = sb
 	return p, nil

@@ -362,3 +362,41 @@ func waitGone(t *testing.T, marker string) {
 	}
 	t.Fatalf("processes %v outlived the run", procsWith("sleep "+marker))
 }
+
+func TestE2EIsolationNeedsOverlay(t *testing.T) {
+	e := newEnv(t)
+	e.write("v.txt", "bad\n", 0o644)
+	spec := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "a"}}})
+	for _, flag := range []string{"--net=isolated", "--tmp=private", "--freeze"} {
+		c := e.cmd("--headless", flag, "-C", e.ws, spec, "--", "sh", "-c", "echo RAN > /dev/stderr")
+		c.Env = append(c.Env, "SHADOW_TEST_NO_USERNS=1")
+		var errb bytes.Buffer
+		c.Stderr = &errb
+		err := c.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+			t.Errorf("%s in in-place mode: want exit 3, got %v\n%s", flag, err, errb.String())
+		}
+		if strings.Contains(errb.String(), "RAN") || !strings.Contains(errb.String(), "needs overlay mode") {
+			t.Errorf("%s: %s", flag, errb.String())
+		}
+	}
+}
+
+// A state dir inside the checkout (a workspace at $HOME) must not make
+// every run stale with shadow's own records.
+func TestE2EStateDirInsideWorkspaceIsNotStale(t *testing.T) {
+	e := newEnv(t)
+	e.write("v.txt", "good\n", 0o644)
+	spec := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "a"}, map[string]any{"name": "b"}}})
+	c := e.cmd("--headless", "--json", "-C", e.ws, spec, "--", "sh", "-c", checkScript)
+	c.Env = append(c.Env, "XDG_STATE_HOME="+filepath.Join(e.ws, ".local", "state"))
+	var out bytes.Buffer
+	c.Stdout = &out
+	if err := c.Run(); err != nil {
+		t.Fatal(err, out.String())
+	}
+	if r := e.report(out.String()); r.Stale {
+		t.Errorf("stale from shadow's own records: %v", r.StalePaths)
+	}
+	t.Cleanup(func() { fsutil.RemoveTree(filepath.Join(e.ws, ".local")) })
+}

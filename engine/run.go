@@ -28,9 +28,12 @@ type Config struct {
 	JUnit     string // relative to the command's directory
 	LogDir    string // each hypothesis's output goes to LogDir/NAME/output.log
 	Keep      bool   // keep what each command wrote in LogDir/NAME/upper
-	Apply     bool   // write the winner into the checkout
-	Sandbox   Sandbox
-	Emit      func(Event)
+	// ScanExclude are absolute directories the staleness scan leaves out:
+	// shadow's own state when it lies inside the checkout.
+	ScanExclude []string
+	Apply       bool // write the winner into the checkout
+	Sandbox     Sandbox
+	Emit        func(Event)
 	// NewParser makes a test-output parser for a command; nil = no counts.
 	NewParser func(command []string) TestParser
 	// ParseJUnit reads a JUnit XML report; its counts win over the output's.
@@ -73,11 +76,11 @@ func Run(ctx context.Context, cfg Config) *Report {
 	// much as starting a hypothesis.
 	staleC := make(chan *SourceState, 1)
 	if cfg.Sandbox.Parallel() {
-		go func() { staleC <- ScanSources(cfg.Workspace) }()
+		go func() { staleC <- ScanSources(cfg.Workspace, cfg.ScanExclude...) }()
 	} else {
 		// A serial (in-place) sandbox writes each hypothesis into the
 		// checkout: the scan must see it before the first one.
-		staleC <- ScanSources(cfg.Workspace)
+		staleC <- ScanSources(cfg.Workspace, cfg.ScanExclude...)
 	}
 	results := make([]*Result, len(cfg.Hyps))
 	for i, h := range cfg.Hyps {

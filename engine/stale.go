@@ -40,9 +40,10 @@ type stamp struct {
 
 // SourceState is the state of every source file of a checkout at one time.
 type SourceState struct {
-	files  map[string]stamp
-	hashes map[string]string // git blob id of the content at start, where known
-	sha256 bool              // the repository names objects with SHA-256
+	files   map[string]stamp
+	hashes  map[string]string // git blob id of the content at start, where known
+	sha256  bool              // the repository names objects with SHA-256
+	exclude []string          // absolute directories left out of the scan
 }
 
 const (
@@ -63,12 +64,13 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true, "target": tru
 // ScanSources records the checkout's source files: git-tracked plus
 // untracked-not-ignored files in a git checkout, else every file outside
 // the usual build and cache directories.
-func ScanSources(workspace string) *SourceState {
-	st := &SourceState{hashes: map[string]string{}}
+func ScanSources(workspace string, exclude ...string) *SourceState {
+	st := &SourceState{hashes: map[string]string{}, exclude: exclude}
 	list, index, modified := gitSources(workspace)
 	if list == nil {
 		list = walkSources(workspace)
 	}
+	list = withoutExcluded(workspace, list, exclude)
 	for _, id := range index {
 		st.sha256 = len(id) == 64
 		break
@@ -97,12 +99,42 @@ func ScanSources(workspace string) *SourceState {
 	return st
 }
 
-// SourceFiles lists the checkout's source files as ScanSources sees them.
-func SourceFiles(workspace string) []string {
-	if list, _, _ := gitSources(workspace); list != nil {
+// SourceFiles lists the checkout's source files as ScanSources sees them,
+// leaving out anything under the exclude directories (absolute paths):
+// shadow's own state dir when it lies inside the checkout (a workspace at
+// $HOME), whose records change during every run.
+func SourceFiles(workspace string, exclude ...string) []string {
+	list, _, _ := gitSources(workspace)
+	if list == nil {
+		list = walkSources(workspace)
+	}
+	return withoutExcluded(workspace, list, exclude)
+}
+
+func withoutExcluded(workspace string, list, exclude []string) []string {
+	var prefixes []string
+	for _, e := range exclude {
+		if rel, err := filepath.Rel(workspace, e); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			prefixes = append(prefixes, filepath.ToSlash(rel)+"/")
+		}
+	}
+	if len(prefixes) == 0 {
 		return list
 	}
-	return walkSources(workspace)
+	kept := list[:0:0]
+	for _, p := range list {
+		skip := false
+		for _, pre := range prefixes {
+			if strings.HasPrefix(p, pre) {
+				skip = true
+				break
+			}
+		}
+		if !skip {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 func statAll(workspace string, list []string) map[string]stamp {
@@ -242,7 +274,7 @@ func (st *SourceState) blobID(workspace, rel string, s stamp) (string, bool) {
 // recorded state: modified, created or removed. A file whose stat changed
 // but whose content is known to be the same is not listed.
 func (s *SourceState) Changed(workspace string) []string {
-	list := SourceFiles(workspace)
+	list := SourceFiles(workspace, s.exclude...)
 	now := statAll(workspace, list)
 	changed := []string{}
 	for p, a := range s.files {

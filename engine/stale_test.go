@@ -72,3 +72,22 @@ func TestStaleByContent(t *testing.T) {
 		})
 	}
 }
+
+// A state dir inside the checkout (a workspace at $HOME) changes during
+// every run: it must not make every run stale.
+func TestStaleScanExcludesStateDir(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a"), 0o644)
+	state := filepath.Join(ws, ".local", "state", "shadow")
+	os.MkdirAll(state, 0o755)
+	os.WriteFile(filepath.Join(state, "events.ndjson"), []byte("{}\n"), 0o644)
+	st := ScanSources(ws, state)
+	os.WriteFile(filepath.Join(state, "events.ndjson"), []byte("{}\n{}\n"), 0o644)
+	os.WriteFile(filepath.Join(state, "report.json"), []byte("{}"), 0o644)
+	if c := st.Changed(ws); len(c) != 0 {
+		t.Errorf("state dir counted as a source change: %v", c)
+	}
+	if files := SourceFiles(ws, state); len(files) != 1 || files[0] != "a.txt" {
+		t.Errorf("source files %v", files)
+	}
+}

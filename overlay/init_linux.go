@@ -61,6 +61,15 @@ func runInit() int {
 		report(initStatus{Stage: "drop capabilities", Error: err.Error(), Errno: errnoName(err)})
 		return 125
 	}
+	if os.Getuid() != 0 {
+		// The inheritable set held the same capabilities so they could be
+		// ambient; emptied, a file with inheritable file capabilities
+		// cannot pick them up either.
+		if err := clearInheritable(); err != nil {
+			report(initStatus{Stage: "drop capabilities", Error: err.Error(), Errno: errnoName(err)})
+			return 125
+		}
+	}
 	exit, sig, err := runCommand(&cfg)
 	if err != nil {
 		st.Stage, st.Error, st.Errno = "start command", err.Error(), errnoName(err)
@@ -73,6 +82,18 @@ func runInit() int {
 		return 128
 	}
 	return exit
+}
+
+// clearInheritable empties this thread's inheritable capability set
+// (capset(2)); the thread is the one that forks the command.
+func clearInheritable() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	return unix.Capset(&hdr, &data[0])
 }
 
 // setupMounts builds the hypothesis's view: a private mount tree, the
@@ -88,13 +109,36 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fail("make / private", err)
 	}
+	// A private /tmp must be mounted before the overlay: mounted after, it
+	// would hide a workspace that lives under /tmp. The layers are then
+	// reached through descriptors opened before the tmpfs covers them
+	// (overlayfs resolves /proc/self/fd/N like any path at mount time), and
+	// the workspace's path is made again inside the fresh tmpfs.
+	layers := append(append([]string{}, cfg.Lowers...), cfg.Lower, cfg.Upper, cfg.Work)
+	if cfg.Tmp == "private" {
+		for i, dir := range layers {
+			fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fail("open "+dir, err)
+			}
+			defer unix.Close(fd)
+			layers[i] = fmt.Sprintf("/proc/self/fd/%d", fd)
+		}
+		if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return fail("mount tmpfs on /tmp", err)
+		}
+		if err := os.MkdirAll(cfg.Lower, 0o755); err != nil {
+			return fail("recreate "+cfg.Lower+" in the private /tmp", err)
+		}
+	}
+	n := len(layers)
+	lower := escapeOpt(layers[n-3])
+	for i := n - 4; i >= 0; i-- {
+		lower = escapeOpt(layers[i]) + ":" + lower
+	}
 	var lastErr error
 	for _, opts := range cfg.Options {
-		lower := escapeOpt(cfg.Lower)
-		for i := len(cfg.Lowers) - 1; i >= 0; i-- {
-			lower = escapeOpt(cfg.Lowers[i]) + ":" + lower
-		}
-		data := "lowerdir=" + lower + ",upperdir=" + escapeOpt(cfg.Upper) + ",workdir=" + escapeOpt(cfg.Work)
+		data := "lowerdir=" + lower + ",upperdir=" + escapeOpt(layers[n-2]) + ",workdir=" + escapeOpt(layers[n-1])
 		if opts != "" {
 			data += "," + opts
 		}
@@ -120,11 +164,6 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 	// still works, it just sees the outer PIDs.
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err == nil {
 		st.Proc = true
-	}
-	if cfg.Tmp == "private" {
-		if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
-			return fail("mount tmpfs on /tmp", err)
-		}
 	}
 	if cfg.Net == "isolated" {
 		if err := loopbackUp(); err != nil {

@@ -138,7 +138,7 @@ func TestOverlaySameIDsAndNoExtraPrivilege(t *testing.T) {
 	sb := needOverlay(t)
 	ws := workspace(t)
 	_, out, err := run(t, sb, context.Background(), ws, engine.Hypothesis{Name: "ids"}, "sh", "-c",
-		`echo "uid=$(id -u) gid=$(id -g)"; grep -E '^Cap(Eff|Amb)' /proc/self/status; if echo x >> readonly.txt; then echo WROTE-RO; fi`)
+		`echo "uid=$(id -u) gid=$(id -g)"; grep -E '^Cap(Eff|Amb|Inh|Prm)' /proc/self/status; if echo x >> readonly.txt; then echo WROTE-RO; fi`)
 	if err != nil {
 		t.Fatal(err, out)
 	}
@@ -258,5 +258,34 @@ func TestOverlayIsolatedNetworkHasOnlyLoopback(t *testing.T) {
 	}
 	if got := strings.Fields(out.String()); len(got) != 1 || got[0] != "lo" {
 		t.Errorf("interfaces inside: %q", got)
+	}
+}
+
+// --tmp private: a fresh /tmp, also when the workspace itself lives under
+// /tmp (t.TempDir, the demo), which the tmpfs must not hide.
+func TestOverlayPrivateTmpKeepsWorkspaceUnderTmp(t *testing.T) {
+	sb := needOverlay(t)
+	ws, err := os.MkdirTemp("/tmp", "shadow-privtmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	os.WriteFile(filepath.Join(ws, "v.txt"), []byte("lower\n"), 0o644)
+	marker, _ := os.CreateTemp("/tmp", "shadow-outside-")
+	marker.Close()
+	defer os.Remove(marker.Name())
+	var out bytes.Buffer
+	o, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: engine.Hypothesis{Name: "p",
+		Files: []engine.File{{Path: "h.txt", Content: []byte("hyp\n"), Mode: 0o644}}}, Output: &out, Env: os.Environ(), Tmp: "private",
+		Command: []string{"sh", "-c", "cat v.txt h.txt; pwd; test -e " + marker.Name() + " && echo OUTSIDE-VISIBLE; echo scratch > /tmp/scratch"}})
+	if err != nil || o.ExitCode != 0 {
+		t.Fatalf("%v %+v\n%s", err, o, out.String())
+	}
+	got := out.String()
+	if !strings.Contains(got, "lower\nhyp\n"+ws+"\n") || strings.Contains(got, "OUTSIDE-VISIBLE") {
+		t.Errorf("inside a private /tmp:\n%s", got)
+	}
+	if _, err := os.Stat("/tmp/scratch"); err == nil {
+		t.Errorf("a write to the private /tmp reached the real one")
 	}
 }
