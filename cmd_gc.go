@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
@@ -258,11 +257,4 @@ func removeNoCross(dir string) error {
 		return crossed
 	}
 	return fsutil.RemoveTree(dir)
-}
-
-func devOf(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev)
-	}
-	return 0
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/snap"
@@ -286,7 +285,7 @@ func listUpper(upper string, h engine.Hypothesis) []upperEntry {
 		}
 		switch {
 		case fi.Mode()&fs.ModeCharDevice != 0:
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Rdev == 0 && !deleted[rel] {
+			if isWhiteout(fi) && !deleted[rel] {
 				out = append(out, upperEntry{Path: rel, Kind: "deleted"})
 			}
 		case fi.Mode()&fs.ModeSymlink != 0:

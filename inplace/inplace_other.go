@@ -22,7 +22,7 @@ const (
 )
 
 // Journal is never written here.
-type Journal struct{}
+type Journal struct{ Workspace string }
 
 // Recovered says what a replay did: nothing here.
 type Recovered struct {
@@ -47,3 +47,5 @@ func Lock(ctx context.Context, path string, exclusive bool, notice io.Writer) (f
 
 func HasJournal(stateDir string) bool                       { return false }
 func Recover(stateDir, workspace string) (Recovered, error) { return Recovered{}, nil }
+
+func (r Recovered) Describe() string { return "" }
