@@ -14,14 +14,25 @@ type PatchChange struct {
 	Content []byte // the file's new content (nil when Deleted)
 	Deleted bool
 	// Mode holds the permission bits of a git "new file mode" or "new mode"
-	// line, 0 when the patch names none (the caller keeps the existing mode).
+	// line, 0 when the patch names none (the caller keeps the existing mode,
+	// or From's for a rename or copy).
 	Mode os.FileMode
+	// From is the source of a git rename or copy whose target is Path, ""
+	// otherwise. A rename also yields a Deleted change for From.
+	From string
 }
 
 // ApplyPatch applies a unified diff (as `git diff` or `diff -u` prints it) to
 // the files it names. read returns the current content of a path as the
 // patch names it (exists=false if absent); its errors are returned wrapped.
 // Nothing is written: the caller gets the new contents.
+//
+// Sections that name the same path apply in sequence (concatenated diffs).
+// The source of a git rename or copy is read as it was before the patch,
+// as git apply does: git diff prints a copy's source modified in place
+// before or after the copy, and swaps as two renames, so the order of those
+// sections must not matter. Only a source that the patch itself created
+// earlier (concatenated diffs again) is read from the patch's result.
 func ApplyPatch(patch string, read func(path string) (content []byte, exists bool, err error)) ([]PatchChange, error) {
 	files, err := parsePatch(patch)
 	if err != nil {
@@ -30,28 +41,119 @@ func ApplyPatch(patch string, read func(path string) (content []byte, exists boo
 	if len(files) == 0 {
 		return nil, fmt.Errorf("patch holds no file diff")
 	}
-	// A patch may name a file twice (concatenated diffs): later sections
-	// apply on top of earlier ones, so keep the state of each path.
-	state := map[string]*PatchChange{}
-	var order []string
-	for _, f := range files {
-		cur, seen := state[f.path]
-		var content []byte
-		var exists bool
-		if seen {
-			content, exists = cur.Content, !cur.Deleted
-		} else {
-			content, exists, err = read(f.path)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", f.path, err)
-			}
-			order = append(order, f.path)
+	type orig struct {
+		content []byte
+		exists  bool
+	}
+	origs := map[string]orig{}
+	readOrig := func(p string) ([]byte, bool, error) {
+		if o, ok := origs[p]; ok {
+			return o.content, o.exists, nil
 		}
-		ch, err := f.apply(content, exists)
+		c, ok, err := read(p)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", p, err)
+		}
+		origs[p] = orig{c, ok}
+		return c, ok, nil
+	}
+	// Paths a rename moves away may be created anew by another section
+	// (a swap, or a new file under the old name), in either order.
+	leaving := map[string]bool{}
+	for _, f := range files {
+		if f.rename {
+			leaving[f.from] = true
+		}
+	}
+	state := map[string]*PatchChange{}
+	created := map[string]bool{} // written by a creation, rename or copy
+	renamed := map[string]string{}
+	var order, deferred []string
+	set := func(ch *PatchChange) {
+		if _, seen := state[ch.Path]; !seen {
+			order = append(order, ch.Path)
+		}
+		state[ch.Path] = ch
+	}
+	for _, f := range files {
+		if f.from == "" {
+			var content []byte
+			var exists bool
+			if cur, seen := state[f.path]; seen {
+				content, exists = cur.Content, !cur.Deleted
+			} else if !(f.create && leaving[f.path]) {
+				if content, exists, err = readOrig(f.path); err != nil {
+					return nil, err
+				}
+			}
+			ch, err := f.apply(content, exists)
+			if err != nil {
+				return nil, err
+			}
+			if f.create {
+				created[f.path] = true
+			}
+			set(ch)
+			continue
+		}
+
+		verb := "copies"
+		if f.rename {
+			verb = "renames"
+			if to, twice := renamed[f.from]; twice {
+				return nil, fmt.Errorf("patch renames %s twice (to %s and %s)", f.from, to, f.path)
+			}
+			renamed[f.from] = f.path
+		}
+		content, exists, err := readOrig(f.from)
 		if err != nil {
 			return nil, err
 		}
-		state[f.path] = ch
+		fromPatch := false
+		if !exists {
+			cur, seen := state[f.from]
+			if !seen || cur.Deleted {
+				return nil, fmt.Errorf("patch %s %s, but it does not exist", verb, f.from)
+			}
+			content, fromPatch = cur.Content, true
+		}
+		if cur, seen := state[f.path]; seen {
+			if !cur.Deleted {
+				return nil, fmt.Errorf("patch %s %s to %s, but the patch also writes %s", verb, f.from, f.path, f.path)
+			}
+		} else if !leaving[f.path] {
+			_, exists, err := readOrig(f.path)
+			if err != nil {
+				return nil, err
+			}
+			if exists {
+				return nil, fmt.Errorf("patch %s %s to %s, but %s already exists", verb, f.from, f.path, f.path)
+			}
+		}
+		ch, err := f.apply(content, true)
+		if err != nil {
+			return nil, err
+		}
+		ch.From = f.from
+		created[f.path] = true
+		set(ch)
+		if f.rename {
+			if fromPatch {
+				set(&PatchChange{Path: f.from, Deleted: true})
+			} else {
+				deferred = append(deferred, f.from)
+			}
+		}
+	}
+	// A renamed source is gone unless another section created it anew.
+	for _, p := range deferred {
+		cur, seen := state[p]
+		switch {
+		case !seen:
+			set(&PatchChange{Path: p, Deleted: true})
+		case !created[p] || cur.Deleted:
+			return nil, fmt.Errorf("patch renames %s to %s, but another section also changes or deletes %s", p, renamed[p], p)
+		}
 	}
 	changes := make([]PatchChange, 0, len(order))
 	for _, p := range order {
@@ -63,8 +165,10 @@ func ApplyPatch(patch string, read func(path string) (content []byte, exists boo
 // filePatch is one file's section of a patch.
 type filePatch struct {
 	path   string
-	create bool // old side is /dev/null or "new file mode"
-	delete bool // new side is /dev/null or "deleted file mode"
+	from   string // source of a git rename or copy (path is the target)
+	rename bool   // from is removed
+	create bool   // old side is /dev/null or "new file mode"
+	delete bool   // new side is /dev/null or "deleted file mode"
 	mode   os.FileMode
 	hunks  []hunk
 }
@@ -141,7 +245,10 @@ func parseGitSection(lines []string, i int) (*filePatch, int, error) {
 	f := &filePatch{}
 	hdr := strings.TrimPrefix(header(lines[i]), "diff --git ")
 	f.path = gitHeaderPath(hdr)
+	var fromKind, toKind string // "rename" or "copy"
 	i++
+	hunks := false
+header:
 	for ; i < len(lines); i++ {
 		l := header(lines[i])
 		var err error
@@ -155,33 +262,92 @@ func parseGitSection(lines []string, i int) (*filePatch, int, error) {
 			f.mode, err = gitMode(l, "new mode ")
 		case strings.HasPrefix(l, "old mode "), strings.HasPrefix(l, "index "),
 			strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "):
-		case strings.HasPrefix(l, "rename "), strings.HasPrefix(l, "copy "):
-			return nil, 0, fmt.Errorf("patch renames or copies %s: not supported, write the new file as an edit and delete the old one", orHeader(f.path, hdr))
+		case strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "copy from "):
+			fromKind, _, _ = strings.Cut(l, " ")
+			f.from, err = gitName(l, fromKind+" from ")
+		case strings.HasPrefix(l, "rename to "), strings.HasPrefix(l, "copy to "):
+			toKind, _, _ = strings.Cut(l, " ")
+			f.path, err = gitName(l, toKind+" to ")
 		case strings.HasPrefix(l, "Binary files "), l == "GIT binary patch":
 			return nil, 0, fmt.Errorf("patch changes binary file %s: not supported, use an edit with content_base64", orHeader(f.path, hdr))
 		case strings.HasPrefix(l, "--- "):
-			next, err := f.parseNames(lines, i)
-			if err != nil {
-				return nil, 0, err
-			}
-			next, err = f.parseHunks(lines, next)
-			return f, next, err
+			hunks = true
+			break header
 		default:
 			// End of the extended header: a section without hunks (an
-			// empty file created or deleted, a mode change).
-			if f.path == "" {
-				return nil, 0, fmt.Errorf("cannot read file name in %q", "diff --git "+hdr)
-			}
-			return f, i, nil
+			// empty file created or deleted, a mode change, a rename).
+			break header
 		}
 		if err != nil {
 			return nil, 0, err
 		}
 	}
-	if f.path == "" {
-		return nil, 0, fmt.Errorf("cannot read file name in %q", "diff --git "+hdr)
+	section := "diff --git " + hdr
+	if fromKind == "" && toKind == "" && f.path == "" {
+		return nil, 0, fmt.Errorf("cannot read file name in %q", section)
 	}
-	return f, i, nil
+	next := i
+	if hunks {
+		var err error
+		if next, err = f.parseNames(lines, i); err != nil {
+			return nil, 0, err
+		}
+	}
+	switch {
+	case fromKind == "" && toKind == "":
+	case fromKind == "":
+		return nil, 0, fmt.Errorf("patch section %q: %q without %q", section, toKind+" to", toKind+" from")
+	case toKind == "":
+		return nil, 0, fmt.Errorf("patch section %q: %q without %q", section, fromKind+" from", fromKind+" to")
+	case fromKind != toKind:
+		return nil, 0, fmt.Errorf("patch section %q: %q with %q", section, fromKind+" from", toKind+" to")
+	case f.create || f.delete:
+		return nil, 0, fmt.Errorf("patch section %q: a %s cannot also create or delete a file", section, fromKind)
+	case f.from == f.path:
+		return nil, 0, fmt.Errorf("patch section %q: %s of %s onto itself", section, fromKind, f.from)
+	case hunks && !sameName(lines[i], "--- ", f.from):
+		return nil, 0, fmt.Errorf("patch section %q: %q does not name the %s source %s", section, header(lines[i]), fromKind, f.from)
+	case hunks && !sameName(lines[i+1], "+++ ", f.path):
+		return nil, 0, fmt.Errorf("patch section %q: %q does not name the %s target %s", section, header(lines[i+1]), fromKind, f.path)
+	default:
+		f.rename = fromKind == "rename"
+	}
+	if !hunks {
+		return f, i, nil
+	}
+	next, err := f.parseHunks(lines, next)
+	return f, next, err
+}
+
+// sameName reports whether a ---/+++ line names p, with git's a/ and b/ or
+// another one-component prefix (diff.mnemonicPrefix's i/ w/ c/...).
+func sameName(l, prefix, p string) bool {
+	n, _, err := fileName(l, prefix)
+	if err != nil {
+		return false
+	}
+	if n == p {
+		return true
+	}
+	_, rest, ok := strings.Cut(n, "/")
+	return ok && rest == p
+}
+
+// gitName reads the name of a "rename from"-style line: C-quoted when it
+// holds special characters, and without a/ or b/ prefix.
+func gitName(l, prefix string) (string, error) {
+	s := strings.TrimPrefix(l, prefix)
+	if strings.HasPrefix(s, `"`) {
+		n, rest, ok := cutQuoted(s)
+		if !ok || rest != "" {
+			return "", fmt.Errorf("bad quoted name in %q", l)
+		}
+		s = n
+	}
+	if s == "" {
+		return "", fmt.Errorf("empty file name in %q", l)
+	}
+	return s, nil
 }
 
 func orHeader(path, hdr string) string {
@@ -404,7 +570,7 @@ func (f *filePatch) apply(content []byte, exists bool) (*PatchChange, error) {
 		}
 		pos := findHunk(lines, old, want+offset, cursor)
 		if pos < 0 {
-			return nil, fmt.Errorf("patch does not apply: %s hunk %d at line %d", f.path, n+1, h.oldStart)
+			return nil, fmt.Errorf("patch does not apply: %s hunk %d at line %d", f.name(), n+1, h.oldStart)
 		}
 		offset = pos - want
 		out = append(out, lines[cursor:pos]...)
@@ -423,6 +589,18 @@ func (f *filePatch) apply(content []byte, exists bool) (*PatchChange, error) {
 		result = []byte{}
 	}
 	return &PatchChange{Path: f.path, Content: result, Mode: f.mode}, nil
+}
+
+// name is the section's path for messages, with the source of a rename or
+// copy, whose content the hunks apply to.
+func (f *filePatch) name() string {
+	switch {
+	case f.from == "":
+		return f.path
+	case f.rename:
+		return f.path + " (renamed from " + f.from + ")"
+	}
+	return f.path + " (copied from " + f.from + ")"
 }
 
 // onlyAdds reports whether every hunk starts from an empty old side, as

@@ -104,7 +104,7 @@ func (s *Spec) Validate() error {
 	if len(s.Hypotheses) == 0 {
 		return &SpecError{Field: "hypotheses", Msg: "no hypotheses"}
 	}
-	seen := map[string]int{}
+	seen := map[string]int{} // lower-cased name -> index
 	for i, h := range s.Hypotheses {
 		if h.Name == "" {
 			return &SpecError{Field: fmt.Sprintf("hypotheses[%d].name", i), Msg: "name is empty"}
@@ -114,10 +114,15 @@ func (s *Spec) Validate() error {
 			// directory (RUN/HYP).
 			return &SpecError{Hyp: h.Name, Field: "name", Msg: "a name is 1-64 of A-Z a-z 0-9 . _ - (and not . or ..)"}
 		}
-		if j, dup := seen[h.Name]; dup {
+		// Names that differ only in case collide in the records on a
+		// case-insensitive filesystem.
+		if j, dup := seen[strings.ToLower(h.Name)]; dup {
+			if other := s.Hypotheses[j].Name; other != h.Name {
+				return &SpecError{Hyp: h.Name, Field: "name", Msg: fmt.Sprintf("duplicate name (hypotheses[%d] %q and [%d] differ only in case)", j, other, i)}
+			}
 			return &SpecError{Hyp: h.Name, Field: "name", Msg: fmt.Sprintf("duplicate name (hypotheses[%d] and [%d])", j, i)}
 		}
-		seen[h.Name] = i
+		seen[strings.ToLower(h.Name)] = i
 		if err := h.validate(); err != nil {
 			return err
 		}
@@ -152,6 +157,9 @@ func (h *SpecHyp) validate() error {
 		}
 		if e.File != "" && strings.ContainsRune(e.File, 0) {
 			return fail(field+".file", "NUL in file name")
+		}
+		if strings.ContainsRune(e.File, '\\') {
+			return fail(field+".file", "%s", backslashMsg(e.File))
 		}
 		if _, err := parseMode(e.Mode); err != nil {
 			return fail(field+".mode", "%v", err)
@@ -208,7 +216,24 @@ func (s *Spec) validateSettings() error {
 	if strings.ContainsFunc(s.JUnit, isControl) {
 		return fail("junit", "control character in path")
 	}
+	if strings.ContainsRune(s.JUnit, '\\') {
+		return fail("junit", "%s", backslashMsg(s.JUnit))
+	}
+	if strings.HasPrefix(s.JUnit, "/") {
+		return fail("junit", "absolute path %q: junit is relative to the command's directory", s.JUnit)
+	}
+	for _, c := range strings.Split(s.JUnit, "/") {
+		if c == ".." {
+			return fail("junit", "'..' components are not allowed (%q): junit is relative to the command's directory", s.JUnit)
+		}
+	}
 	return nil
+}
+
+// backslashMsg refuses a path with a backslash: a legal file name on Linux,
+// but in a spec almost always a Windows path.
+func backslashMsg(p string) string {
+	return fmt.Sprintf("backslash in path %q: use / to separate components", p)
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
@@ -222,6 +247,8 @@ func checkPath(p string) string {
 		return fmt.Sprintf("control character in path %q", p)
 	case strings.HasPrefix(p, "/"):
 		return "absolute paths are not allowed"
+	case strings.ContainsRune(p, '\\'):
+		return backslashMsg(p)
 	}
 	parts := strings.Split(p, "/")
 	for i, c := range parts {
@@ -624,6 +651,13 @@ func resolveHyp(h *SpecHyp, specDir, workspace string, bases BaseResolver) (Hypo
 		var err error
 		if changes, err = ApplyPatch(h.Patch, v.read); err != nil {
 			return Hypothesis{}, v.fail("patch", "%v", err)
+		}
+		// A rename or copy keeps its source's mode; read it before the
+		// source is deleted or edited.
+		for i, c := range changes {
+			if c.From != "" && c.Mode == 0 {
+				changes[i].Mode = v.existingMode(c.From)
+			}
 		}
 	}
 	if err := checkOverlaps(h, changes, v); err != nil {

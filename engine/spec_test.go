@@ -98,6 +98,7 @@ func TestSpecRefusals(t *testing.T) {
 		{"no hypotheses field", `{}`, "", "hypotheses", "no hypotheses"},
 		{"empty name", one(`{"name":""}`), "", "hypotheses[0].name", "name is empty"},
 		{"duplicate name", `{"hypotheses":[{"name":"a"},{"name":"a"}]}`, "a", "name", "duplicate name"},
+		{"names differing in case", `{"hypotheses":[{"name":"Plus"},{"name":"b"},{"name":"plus"}]}`, "plus", "name", `duplicate name (hypotheses[0] "Plus" and [2] differ only in case)`},
 		{"space in name", one(`{"name":"a b"}`), "a b", "name", "1-64 of"},
 		{"slash in name", one(`{"name":"a/b"}`), "a/b", "name", "1-64 of"},
 		{"long name", one(`{"name":"` + strings.Repeat("x", 65) + `"}`), strings.Repeat("x", 65), "name", "1-64 of"},
@@ -113,6 +114,9 @@ func TestSpecRefusals(t *testing.T) {
 		{"newline", one(`{"name":"p","delete":["a\nb"]}`), "p", "delete[0]", "control character"},
 		{"into .git", one(`{"name":"p","edits":[{"path":".git/config","content":""}]}`), "p", "edits[0].path", "into .git"},
 		{".git itself", one(`{"name":"p","delete":[".git"]}`), "p", "delete[0]", "into .git"},
+		{"backslash", one(`{"name":"p","edits":[{"path":"src\\lib.rs","content":""}]}`), "p", "edits[0].path", `backslash in path "src\\lib.rs": use / to separate components`},
+		{"backslash in delete", one(`{"name":"p","delete":["tests\\old.py"]}`), "p", "delete[0]", "use / to separate components"},
+		{"backslash in file", one(`{"name":"p","edits":[{"path":"a","file":"hyp\\plus.rs"}]}`), "p", "edits[0].file", "use / to separate components"},
 		{"nested .GIT", one(`{"name":"p","edits":[{"path":"sub/.GIT/x","content":""}]}`), "p", "edits[0].path", "into .git"},
 		// Edit sources and modes.
 		{"no source", one(`{"name":"p","edits":[{"path":"a"}]}`), "p", "edits[0]", "exactly one of file, content, content_base64 (0 given)"},
@@ -141,6 +145,16 @@ func TestSpecRefusals(t *testing.T) {
 		{"patch into .git", one(`{"name":"p","patch":"--- /dev/null\n+++ b/.git/hooks/x\n@@ -0,0 +1 @@\n+x\n"}`), "p", "patch", "into .git"},
 		{"patch absolute", one(`{"name":"p","patch":"--- /dev/null\n+++ /tmp/x\n@@ -0,0 +1 @@\n+x\n"}`), "p", "patch", "absolute paths"},
 		{"patch via symlink", one(`{"name":"p","patch":"--- /dev/null\n+++ b/link/x\n@@ -0,0 +1 @@\n+x\n"}`), "p", "patch", "is a symlink"},
+		{"rename source missing", one(`{"name":"p","patch":"diff --git a/nope.py b/new.py\nsimilarity index 100%\nrename from nope.py\nrename to new.py\n"}`), "p", "patch", "patch renames nope.py, but it does not exist"},
+		{"rename onto a directory", one(`{"name":"p","patch":"diff --git a/calc.py b/dir\nsimilarity index 100%\nrename from calc.py\nrename to dir\n"}`), "p", "patch", "dir: is a directory"},
+		{"rename onto a file", one(`{"name":"p","patch":"diff --git a/calc.py b/file\nsimilarity index 100%\nrename from calc.py\nrename to file\n"}`), "p", "patch", "patch renames calc.py to file, but file already exists"},
+		{"rename into .git", one(`{"name":"p","patch":"diff --git a/calc.py b/.git/hooks/pre-commit\nsimilarity index 100%\nrename from calc.py\nrename to .git/hooks/pre-commit\n"}`), "p", "patch", "paths into .git are not allowed"},
+		{"rename out of .git", one(`{"name":"p","patch":"diff --git a/.git/config b/config\nsimilarity index 100%\nrename from .git/config\nrename to config\n"}`), "p", "patch", "paths into .git are not allowed"},
+		{"copy out of .git", one(`{"name":"p","patch":"diff --git a/.git/config b/config\nsimilarity index 100%\ncopy from .git/config\ncopy to config\n"}`), "p", "patch", "paths into .git are not allowed"},
+		{"rename via symlink", one(`{"name":"p","patch":"diff --git a/calc.py b/link/x\nsimilarity index 100%\nrename from calc.py\nrename to link/x\n"}`), "p", "patch", `parent "link" is a symlink`},
+		{"rename source also edited", one(`{"name":"p","edits":[{"path":"calc.py","content":""}],"patch":"diff --git a/calc.py b/new.py\nsimilarity index 100%\nrename from calc.py\nrename to new.py\n"}`), "p", "patch (calc.py)", "also proposed by edits[0].path"},
+		{"rename target also edited", one(`{"name":"p","edits":[{"path":"new.py","content":""}],"patch":"diff --git a/calc.py b/new.py\nsimilarity index 100%\nrename from calc.py\nrename to new.py\n"}`), "p", "patch (new.py)", "also proposed by edits[0].path"},
+		{"rename source also deleted", one(`{"name":"p","delete":["calc.py"],"patch":"diff --git a/calc.py b/new.py\nsimilarity index 100%\nrename from calc.py\nrename to new.py\n"}`), "p", "patch (calc.py)", "also proposed by delete[0]"},
 		{"patch nothing", one(`{"name":"p","patch":"hello"}`), "p", "patch", "no file diff"},
 		// Bases.
 		{"base without resolver", one(`{"name":"next","base":"@last/plus"}`), "next", "base", "base is not supported yet"},
@@ -155,6 +169,9 @@ func TestSpecRefusals(t *testing.T) {
 		{"env empty key", `{"hypotheses":[{"name":"a"}],"env":{"":"x"}}`, "", "env", "empty variable name"},
 		{"env key with =", `{"hypotheses":[{"name":"a"}],"env":{"A=B":"x"}}`, "", "env", "'=' or NUL"},
 		{"env key with NUL", `{"hypotheses":[{"name":"a"}],"env":{"A\u0000":"x"}}`, "", "env", "'=' or NUL"},
+		{"junit absolute", `{"hypotheses":[{"name":"a"}],"junit":"/tmp/report.xml"}`, "", "junit", "relative to the command's directory"},
+		{"junit dotdot", `{"hypotheses":[{"name":"a"}],"junit":"build/../../report.xml"}`, "", "junit", "'..' components are not allowed"},
+		{"junit backslash", `{"hypotheses":[{"name":"a"}],"junit":"build\\report.xml"}`, "", "junit", "use / to separate components"},
 		{"env repeated key", `{"hypotheses":[{"name":"a"}],"env":{"A":"x","A":"y"}}`, "", "env.A", "given twice"},
 	}
 	for _, c := range refused {
@@ -241,6 +258,7 @@ func TestResolve(t *testing.T) {
 	      {"path":"link","content":"not a link\n"}]},
 	  {"name":"bin","edits":[{"path":"data/x.bin","content_base64":"AAEC","mode":"0755"},{"path":"run.sh","content":"x","mode":"600"},{"path":"raw","content_base64":"AAE"}]},
 	  {"name":"gone","delete":["tests/old.py","old"]},
+	  {"name":"moved","patch":"diff --git a/run.sh b/bin/run.sh\nsimilarity index 50%\nrename from run.sh\nrename to bin/run.sh\n--- a/run.sh\n+++ b/bin/run.sh\n@@ -1 +1 @@\n-echo hi\n+echo moved\ndiff --git a/secret.txt b/copy.txt\nsimilarity index 100%\ncopy from secret.txt\ncopy to copy.txt\ndiff --git a/same.txt b/x.sh\nold mode 100644\nnew mode 100755\nsimilarity index 100%\nrename from same.txt\nrename to x.sh\n"},
 	  {"name":"patched","patch":"diff --git a/secret.txt b/secret.txt\n--- a/secret.txt\n+++ b/secret.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n--- /dev/null\n+++ b/made.txt\n@@ -0,0 +1 @@\n+made\n--- a/same.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-same\n"}
 	],"command":["pytest","-q"],"timeout":"5m","jobs":4,"env":{"KEY":"VALUE"},"net":"isolated","tmp":"private","junit":"build/report.xml"}`
 	before := treeState(t, ws)
@@ -264,6 +282,8 @@ func TestResolve(t *testing.T) {
 		}},
 		{Name: "bin", Files: []File{f("data/x.bin", "\x00\x01\x02", 0o755), f("raw", "\x00\x01", 0o644), f("run.sh", "x", 0o600)}},
 		{Name: "gone", Deletes: []string{"old", "tests/old.py"}},
+		{Name: "moved", Files: []File{f("bin/run.sh", "echo moved\n", 0o755), f("copy.txt", "one\ntwo\n", 0o600), f("x.sh", "same\n", 0o755)},
+			Deletes: []string{"run.sh", "same.txt"}},
 		{Name: "patched", Files: []File{f("made.txt", "made\n", 0o644), f("secret.txt", "one\nTWO\n", 0o600)}, Deletes: []string{"same.txt"}},
 	}
 	if !reflect.DeepEqual(hyps, want) {
@@ -315,6 +335,7 @@ func TestResolveBase(t *testing.T) {
 	}
 	doc := `{"hypotheses":[
 	  {"name":"same","base":"run1/plus"},
+	  {"name":"moved","base":"run1/plus","patch":"diff --git a/calc.py b/lib/calc.py\nsimilarity index 100%\nrename from calc.py\nrename to lib/calc.py\ndiff --git a/helper.py b/helper2.py\nsimilarity index 100%\nrename from helper.py\nrename to helper2.py\n"},
 	  {"name":"next","base":"run1/plus",
 	   "patch":"--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,3 @@\n def add(a, b):\n     return a + b\n+# reviewed\n",
 	   "edits":[{"path":"keep.py","content":"back\n"}],
@@ -330,6 +351,11 @@ func TestResolveBase(t *testing.T) {
 			{Path: "gen/out.txt", Content: []byte("o\n"), Mode: 0o644},
 			{Path: "helper.py", Content: []byte("h\n"), Mode: 0o644},
 		}, Deletes: []string{"keep.py", "olddir"}}, // vanished.py is gone from the checkout: dropped
+		{Name: "moved", Files: []File{ // the base's modes; helper.py was only in the base
+			{Path: "gen/out.txt", Content: []byte("o\n"), Mode: 0o644},
+			{Path: "helper2.py", Content: []byte("h\n"), Mode: 0o644},
+			{Path: "lib/calc.py", Content: []byte("def add(a, b):\n    return a + b\n"), Mode: 0o600},
+		}, Deletes: []string{"calc.py", "keep.py", "olddir"}},
 		{Name: "next", Files: []File{
 			{Path: "calc.py", Content: []byte("def add(a, b):\n    return a + b\n# reviewed\n"), Mode: 0o600},
 			{Path: "keep.py", Content: []byte("back\n"), Mode: 0o644},
