@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/tui"
@@ -22,7 +21,8 @@ func runTUI(ctx context.Context, p *plan, f *runFlags) int {
 		Originals: engine.ReadOriginals(p.cfg.Workspace, p.cfg.Hyps),
 	}
 	if !f.noRecord {
-		opts.RunsDir = filepath.Join(p.store.WorkspaceDir(p.cfg.Workspace), "runs")
+		store := p.store
+		opts.Store = &store
 	}
 	rep, err := tui.Live(ctx, opts, func(ctx context.Context, sink func(engine.Event)) (*engine.Report, error) {
 		return runPlan(ctx, p, f.noRecord, sink)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/shadow-dev/shadow/snap"
 	"github.com/shadow-dev/shadow/tui"
@@ -13,7 +12,9 @@ import (
 
 // cmdWatch is `shadow watch [-C DIR]`: a full-screen view that follows,
 // live, the runs other shadow processes record for this workspace (an
-// agent's headless runs), switching to each new run as it starts.
+// agent's headless runs), switching to each new run as it starts. The runs
+// come from snap.Follow; `a` applies a hypothesis of the run shown as
+// `shadow apply RUN/HYP` does.
 func cmdWatch(args []string) int {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -34,8 +35,8 @@ func cmdWatch(args []string) int {
 		fmt.Fprintln(os.Stderr, "shadow:", err)
 		return exitEnv
 	}
-	runs := filepath.Join(snap.Store{Root: root}.WorkspaceDir(ws), "runs")
-	if err := tui.Watch(tui.Options{Workspace: ws, RunsDir: runs}); err != nil {
+	store := snap.Store{Root: root}
+	if err := tui.Watch(tui.Options{Workspace: ws, Store: &store}); err != nil {
 		fmt.Fprintln(os.Stderr, "shadow: watch:", err)
 		return exitEnv
 	}

@@ -5,13 +5,14 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"io"
-	"os"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/snap"
 )
+
+// mcpLogWindow bounds how much of a hypothesis's log shadow_show reads to
+// find its last lines.
+const mcpLogWindow = 4 << 20
 
 // findRecord resolves ref (RUN, or RUN/HYP when hyp) to a run read back.
 // A RUN/HYP whose hypothesis finished but whose files were not recorded is
@@ -46,39 +47,4 @@ func resultNamed(r *snap.RunInfo, name string) *engine.Result {
 		}
 	}
 	return nil
-}
-
-// lastLines returns the last n lines of a file (n > 0), reading at most
-// its last 4 MiB, and whether lines before them were left out.
-func lastLines(path string, n int) (string, bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", false, err
-	}
-	const window = 4 << 20
-	off := max(fi.Size()-window, 0)
-	b := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
-		return "", false, err
-	}
-	cut := off > 0
-	if cut {
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[i+1:]
-		}
-	}
-	b = bytes.TrimRight(b, "\n")
-	if len(b) == 0 {
-		return "", cut, nil
-	}
-	lines := bytes.Split(b, []byte("\n"))
-	if len(lines) > n {
-		lines, cut = lines[len(lines)-n:], true
-	}
-	return string(bytes.Join(lines, []byte("\n"))) + "\n", cut, nil
 }

@@ -195,7 +195,7 @@ func (s *mcpServer) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	} else {
 		b.WriteString("\nno changes (a baseline)\n")
 	}
-	out, cut, err := lastLines(res.Log, in.Lines)
+	out, cut, err := snap.TailFile(res.Log, in.Lines, mcpLogWindow)
 	switch {
 	case err != nil:
 		// the log is gone (pruned, or a --no-record run's temp dir): the tail

@@ -1,11 +1,11 @@
 package tui
 
 import (
-	"path/filepath"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // Everything that touches the disk runs here, in tea.Cmds, and comes back
@@ -14,8 +14,9 @@ import (
 type tickMsg time.Time
 
 type applyDoneMsg struct {
-	hyp     string
+	hyp     string // the hypothesis, or RUN/HYP of a recorded one
 	applied []string
+	note    string // set when nothing needed writing
 	err     error
 }
 
@@ -27,7 +28,7 @@ type logMsg struct {
 }
 
 type timelineMsg struct {
-	runs []RunInfo
+	runs []runRow
 	err  error
 }
 
@@ -37,23 +38,24 @@ type runLoadedMsg struct {
 	err  error
 }
 
-// watchMsg is one poll of the runs folder: the runs, and either a newer
-// run to switch to (replayed up to now) or the events the followed run
-// appended since the last poll.
-type watchMsg struct {
-	runs    []RunInfo
-	switch_ *runView
-	dir     string
-	tail    *tailer
-	events  []engine.Event
-	err     error
+// followMsg is what snap.Follow yielded since the last one (at least one
+// item, unless the follower closed).
+type followMsg struct {
+	items  []snap.Followed
+	closed bool
+}
+
+// reportMsg is the report of a followed run that has just finished.
+type reportMsg struct {
+	id     string
+	report *engine.Report
 }
 
 // logLimit is how much of a log the output viewport holds (its end).
 const logLimit = 4 << 20
 
-// watchEvery is how often watch polls the runs folder.
-const watchEvery = 250 * time.Millisecond
+// followBatch bounds how many followed items one message carries.
+const followBatch = 512
 
 func (m *Model) tick() tea.Cmd {
 	return tea.Tick(m.opts.Tick, func(t time.Time) tea.Msg { return tickMsg(t) })
@@ -66,9 +68,30 @@ func applyCmd(workspace string, h engine.Hypothesis, orig map[string]engine.File
 	}
 }
 
+// applyRecordCmd applies a recorded hypothesis as `shadow apply RUN/HYP`
+// does (snap.Store.ApplyHyp).
+func applyRecordCmd(store snap.Store, workspace, run, hyp string) tea.Cmd {
+	return func() tea.Msg {
+		ref := run + "/" + hyp
+		a, err := store.ApplyHyp(workspace, run, hyp)
+		msg := applyDoneMsg{hyp: ref, err: err}
+		if a != nil {
+			msg.applied = a.Files
+		}
+		switch {
+		case err != nil:
+		case a.Baseline:
+			msg.note = ref + " changes nothing: nothing to apply"
+		case a.Already:
+			msg.note = ref + " is already in the checkout: nothing to do"
+		}
+		return msg
+	}
+}
+
 func readLogCmd(hyp, path string) tea.Cmd {
 	return func() tea.Msg {
-		text, cut, err := readLog(path, logLimit)
+		text, cut, err := snap.TailFile(path, 0, logLimit)
 		return logMsg{hyp: hyp, text: text, cut: cut, err: err}
 	}
 }
@@ -81,48 +104,41 @@ func (m *Model) loadTimeline() tea.Cmd {
 	}
 }
 
-func loadRunCmd(ri RunInfo) tea.Cmd {
+func loadRunCmd(r runRow) tea.Cmd {
 	return func() tea.Msg {
-		rv, _, err := loadRun(ri.Dir)
-		return runLoadedMsg{id: ri.ID, view: rv, err: err}
+		rv, err := loadRun(r.Dir)
+		return runLoadedMsg{id: r.ID, view: rv, err: err}
 	}
 }
 
-// poll lists the runs folder after a delay and reads what the followed
-// run appended. Only one poll is in flight at a time, so the tailer is
-// never shared.
-func (m *Model) poll(after time.Duration) tea.Cmd {
-	l, cur, t := m.lister, m.followDir, m.follow
-	known := m.live != nil && m.live.report != nil
-	work := func() tea.Msg {
-		runs, err := l.list()
-		if err != nil {
-			return watchMsg{err: err}
+// waitFollow waits for what the follower yields next, and takes whatever
+// else is already waiting with it. Update re-arms it after each message,
+// so only one is in flight.
+func waitFollow(ch <-chan snap.Followed) tea.Cmd {
+	return func() tea.Msg {
+		f, ok := <-ch
+		if !ok {
+			return followMsg{closed: true}
 		}
-		msg := watchMsg{runs: runs, dir: cur, tail: t}
-		if n := len(runs); n > 0 && runs[n-1].Dir != cur {
-			newest := runs[n-1]
-			rv, nt, err := loadRun(newest.Dir)
-			if err != nil {
-				return watchMsg{runs: runs, err: err, dir: cur, tail: t}
-			}
-			msg.switch_, msg.dir, msg.tail = rv, newest.Dir, nt
-			return msg
-		}
-		if t != nil {
-			evs, err := t.read()
-			msg.events, msg.err = evs, err
-			if err == nil && len(evs) == 0 && cur != "" && !known {
-				// The report lands after the last event; pick it up once.
-				if rep, rerr := readReport(cur); rerr == nil {
-					msg.events = []engine.Event{{Kind: engine.KindRunFinished, Run: filepath.Base(cur), Report: rep}}
+		msg := followMsg{items: []snap.Followed{f}}
+		for len(msg.items) < followBatch {
+			select {
+			case f, ok := <-ch:
+				if !ok {
+					msg.closed = true
+					return msg
 				}
+				msg.items = append(msg.items, f)
+			default:
+				return msg
 			}
 		}
 		return msg
 	}
-	if after <= 0 {
-		return work
+}
+
+func loadReportCmd(id, dir string) tea.Cmd {
+	return func() tea.Msg {
+		return reportMsg{id: id, report: snap.ReadRun(dir).Report}
 	}
-	return tea.Tick(after, func(time.Time) tea.Msg { return work() })
 }

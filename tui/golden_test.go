@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/muesli/termenv"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 var sizes = [][2]int{{140, 40}, {100, 30}, {80, 24}, {60, 20}}
@@ -29,7 +30,7 @@ func TestGoldenScreens(t *testing.T) {
 						m.Update(RunDoneMsg{Report: finishEvents()[2].Report})
 					}
 					m.runs = testRuns()
-					m.lister = newRunLister(t.TempDir())
+					m.lister = newRunLister(snap.Store{Root: t.TempDir()}, "/work/demo")
 					m.tlSel = len(m.runs) - 1
 					for range p {
 						m.Update(tea.KeyMsg{Type: tea.KeyTab})
@@ -81,17 +82,30 @@ func TestGoldenComponents(t *testing.T) {
 		"leaderboard_narrow": renderLeaderboard(st, fin, "swap", 40, 6, now),
 		"diff":               strings.Join(highlightDiff(st, fixDiff, 60), "\n"),
 		"timeline":           renderTimeline(st, testRuns(), 1, "20260314-150926-abc123", 90, 5),
+		"timeline_states":    renderTimeline(st, stateRuns(), 0, "20260314-150926-abc123", 90, 5),
 	}
 	for name, got := range cases {
 		t.Run(name, func(t *testing.T) { golden(t, "component_"+name, got) })
 	}
 }
 
-func testRuns() []RunInfo {
-	return []RunInfo{
-		{ID: "20260314-140000-aaaaaa", StartedAt: t0.Add(-time.Hour), Command: []string{"go", "test", "./..."}, Hyps: 3, Finished: true},
-		{ID: "20260314-143000-bbbbbb", StartedAt: t0.Add(-30 * time.Minute), Command: []string{"go", "test", "./..."}, Hyps: 2, Finished: true, Winner: "plus"},
-		{ID: "20260314-150926-abc123", StartedAt: t0, Command: []string{"go", "test", "./..."}},
+func testRuns() []runRow {
+	return []runRow{
+		{ID: "20260314-140000-aaaaaa", StartedAt: t0.Add(-time.Hour), Command: []string{"go", "test", "./..."}, Hyps: 3, State: snap.StateFinished},
+		{ID: "20260314-143000-bbbbbb", StartedAt: t0.Add(-30 * time.Minute), Command: []string{"go", "test", "./..."}, Hyps: 2, State: snap.StateFinished, Winner: "plus"},
+		{ID: "20260314-150926-abc123", StartedAt: t0, Command: []string{"go", "test", "./..."}, State: snap.StateRunning},
+	}
+}
+
+// stateRuns has a run in every state the timeline tells apart.
+func stateRuns() []runRow {
+	cmd := []string{"go", "test", "./..."}
+	return []runRow{
+		{ID: "20260314-120000-dead00", StartedAt: t0.Add(-3 * time.Hour), Command: cmd, Hyps: 2, State: snap.StateInterrupted},
+		{ID: "20260314-130000-cccccc", StartedAt: t0.Add(-2 * time.Hour), Command: cmd, Hyps: 2, State: snap.StateFinished, Cancelled: true},
+		{ID: "20260314-140000-aaaaaa", StartedAt: t0.Add(-time.Hour), Command: cmd, Hyps: 3, State: snap.StateFinished},
+		{ID: "20260314-150000-other0", StartedAt: t0.Add(-9 * time.Minute), Command: []string{"make"}, Hyps: 1, State: snap.StateRunning},
+		{ID: "20260314-150926-abc123", StartedAt: t0, Command: cmd, Hyps: 4, State: snap.StateRunning},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // Options configure a Model.
@@ -22,13 +23,14 @@ type Options struct {
 	Renderer *lipgloss.Renderer
 	// Workspace is the checkout apply writes to.
 	Workspace string
-	// RunsDir is the workspace's runs folder in the snapshot store, for
-	// the timeline; "" shows no timeline.
-	RunsDir string
+	// Store is the snapshot store holding Workspace's records, for the
+	// timeline, watch and applying a recorded hypothesis; nil (a run with
+	// --no-record) shows no timeline.
+	Store *snap.Store
 	// Live: a run made by this process, whose events arrive as EventMsg
 	// and whose end arrives as RunDoneMsg.
 	Live bool
-	// Watch: follow the runs other processes record in RunsDir.
+	// Watch: follow the runs other processes record in Store (see Watch).
 	Watch bool
 	// Hyps and Originals let `a` apply a hypothesis of the live run.
 	Hyps      []engine.Hypothesis
@@ -91,6 +93,7 @@ type Model struct {
 	userMoved  bool
 	confirm    confirmKind
 	confirmHyp string
+	confirmRun string // set when the hypothesis to apply is a recorded one
 	status     string
 
 	diffVP    viewport.Model
@@ -102,12 +105,16 @@ type Model struct {
 	outBottom bool
 	diffMemo  map[string][]string
 
-	runs      []RunInfo
-	tlSel     int
-	tlPinned  bool // the user moved the timeline selection
-	lister    *runLister
-	follow    *tailer // watch: the followed run's event log
-	followDir string
+	runs     []runRow
+	tlSel    int
+	tlPinned bool // the user moved the timeline selection
+	lister   *runLister
+	wantRun  string // the run picked in the timeline, being read
+
+	// watch: what snap.Follow yields, and the views of the runs it
+	// follows, by run id (live is the newest).
+	followCh <-chan snap.Followed
+	followed map[string]*runView
 
 	engineDone bool
 	quitting   bool // cancel confirmed: quit when the engine is done
@@ -143,15 +150,15 @@ func New(opts Options) *Model {
 	m := &Model{
 		opts: opts, st: st, keys: DefaultKeyMap(), help: h, now: now,
 		diffVP: viewport.New(0, 0), outVP: viewport.New(0, 0),
-		diffMemo: map[string][]string{}, dirty: true,
+		diffMemo: map[string][]string{}, followed: map[string]*runView{}, dirty: true,
 	}
 	if opts.Live {
 		m.live = newRunView("")
 		m.live.workspace = opts.Workspace
 		m.shown = m.live
 	}
-	if opts.RunsDir != "" {
-		m.lister = newRunLister(opts.RunsDir)
+	if opts.Store != nil {
+		m.lister = newRunLister(*opts.Store, opts.Workspace)
 	}
 	if opts.Watch {
 		m.status = "watching " + opts.Workspace + " for runs"
@@ -162,14 +169,15 @@ func New(opts Options) *Model {
 // Report is the live run's report once the engine returned (nil before).
 func (m *Model) Report() *engine.Report { return m.report }
 
-// Init starts the redraw tick and the first timeline read.
+// Init starts the redraw tick, the first timeline read and, for watch,
+// the wait for what the follower yields.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.tick()}
 	if m.lister != nil {
 		cmds = append(cmds, m.loadTimeline())
 	}
-	if m.opts.Watch {
-		cmds = append(cmds, m.poll(0))
+	if m.followCh != nil {
+		cmds = append(cmds, waitFollow(m.followCh))
 	}
 	return tea.Batch(cmds...)
 }

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // RunFunc runs the engine: it must send every event to sink and return
@@ -53,14 +54,23 @@ func Live(ctx context.Context, opts Options, run RunFunc) (*engine.Report, error
 	return res.rep, res.err
 }
 
-// Watch follows, full screen, the runs other processes record in
-// opts.RunsDir, until the user quits.
+// Watch follows, full screen, the runs other processes record for
+// opts.Workspace in opts.Store, until the user quits. The runs and their
+// events come from snap.Follow; a message re-armed after each delivery
+// carries them into the program.
 func Watch(opts Options) error {
+	if opts.Store == nil {
+		return errors.New("watch needs the snapshot store")
+	}
 	opts.Watch = true
 	if opts.Renderer == nil {
 		opts.Renderer = terminalRenderer()
 	}
-	_, err := tea.NewProgram(New(opts), tea.WithAltScreen()).Run()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // ends the follower, which closes its channel
+	m := New(opts)
+	m.followCh = snap.Follow(ctx, opts.Store.WorkspaceDir(opts.Workspace), snap.FollowOptions{})
+	_, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
 	if errors.Is(err, tea.ErrInterrupted) {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // hypState is what the screen knows of one hypothesis: built from the
@@ -33,7 +34,10 @@ type runView struct {
 	byName    map[string]*hypState
 	report    *engine.Report
 	done      bool
-	last      time.Time // time of the newest event
+	// interrupted: the run's recorder died before its report (killed,
+	// crashed, rebooted); done is set too, nothing more will come.
+	interrupted bool
+	last        time.Time // time of the newest event
 }
 
 func newRunView(id string) *runView {
@@ -130,6 +134,32 @@ func (r *runView) setReport(rep *engine.Report) {
 		if h.out.n == 0 && h.out.partial == "" && res.OutputTail != "" {
 			h.out.write(res.OutputTail)
 		}
+	}
+}
+
+// fromMeta fills in from a run record's meta what the events did not say.
+func (r *runView) fromMeta(m *snap.Meta) {
+	if r.started.IsZero() {
+		r.started = m.StartedAt
+	}
+	if len(r.command) == 0 {
+		r.command = m.Command
+	}
+	if r.workspace == "" {
+		r.workspace = m.Workspace
+	}
+	if r.subdir == "" {
+		r.subdir = m.Subdir
+	}
+	for _, n := range m.Hypotheses {
+		r.hyp(n)
+	}
+}
+
+// interrupt marks a run whose recorder is gone without a report.
+func (r *runView) interrupt() {
+	if r.report == nil {
+		r.interrupted, r.done = true, true
 	}
 }
 

@@ -3,11 +3,14 @@ package tui
 import (
 	"fmt"
 	"strings"
+
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // renderTimeline lists the recorded runs of the workspace, newest last,
-// the selected one marked; liveID is the run this screen follows.
-func renderTimeline(st Styles, runs []RunInfo, sel int, liveID string, w, h int) string {
+// the selected one marked; liveID is the run this screen follows
+// (● running; another process's run going is ○ running).
+func renderTimeline(st Styles, runs []runRow, sel int, liveID string, w, h int) string {
 	if h <= 0 {
 		return ""
 	}
@@ -33,10 +36,12 @@ func renderTimeline(st Styles, runs []RunInfo, sel int, liveID string, w, h int)
 		}
 		var state string
 		switch {
-		case r.ID == liveID && !r.Finished:
+		case r.State == snap.StateInterrupted:
+			state = st.Warn.Render("✗ interrupted")
+		case r.State != snap.StateFinished && r.ID == liveID:
 			state = st.Running.Render("● running")
-		case !r.Finished:
-			state = st.Dim.Render("○ unfinished")
+		case r.State != snap.StateFinished: // another process's run
+			state = st.Running.Render("○ running")
 		case r.Winner != "":
 			state = st.Winner.Render("★ " + r.Winner)
 		case r.Cancelled:

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // Update folds a message into the model. It does no I/O: reading and
@@ -54,21 +55,28 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.quitting {
 			return m, tea.Quit
 		}
+		var reload tea.Cmd
+		if m.lister != nil { // the record has its report now
+			reload = m.loadTimeline()
+		}
 		if msg.Err != nil {
 			m.status = "the run failed: " + msg.Err.Error() + " · q exits"
 		} else if m.status == "" || strings.HasPrefix(m.status, "cancelling") {
 			m.status = m.doneStatus()
 		}
-		return m, nil
+		return m, reload
 
 	case tickMsg:
 		m.onTick(time.Time(msg))
 		return m, m.tick()
 
 	case applyDoneMsg:
-		if msg.err != nil {
+		switch {
+		case msg.err != nil:
 			m.status = "apply " + msg.hyp + ": " + msg.err.Error()
-		} else {
+		case msg.note != "":
+			m.status = msg.note
+		default:
 			m.status = fmt.Sprintf("applied %s to the checkout: %s", msg.hyp, strings.Join(msg.applied, ", "))
 		}
 		m.dirty = true
@@ -87,20 +95,50 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 
 	case timelineMsg:
+		if msg.err != nil {
+			m.status = "cannot list the recorded runs: " + msg.err.Error()
+			m.dirty = true
+			return m, nil
+		}
 		m.setRuns(msg.runs)
+		if n := len(msg.runs); m.opts.Watch && n > 0 && m.wantRun == "" && !m.tlPinned {
+			// Nothing newer to follow: show the newest run as recorded
+			// (the follower yields only runs not finished when it starts,
+			// an interrupted one from long ago among them).
+			newest := msg.runs[n-1]
+			stale := m.shown == nil || (m.shown == m.live && m.live.done && m.live.id < newest.ID)
+			if newest.State != snap.StateRunning && stale {
+				m.wantRun = newest.ID
+				return m, loadRunCmd(newest)
+			}
+		}
 		return m, nil
 
 	case runLoadedMsg:
+		if msg.id != m.wantRun {
+			return m, nil // another run was picked, or watch switched since
+		}
+		m.wantRun = ""
 		if msg.err != nil {
 			m.status = "cannot read run " + msg.id + ": " + msg.err.Error()
-		} else if m.tlSel < len(m.runs) && m.runs[m.tlSel].ID == msg.id {
+		} else {
 			m.show(msg.view)
 		}
 		m.dirty = true
 		return m, nil
 
-	case watchMsg:
-		return m, m.onWatch(msg)
+	case followMsg:
+		return m, m.onFollow(msg)
+
+	case reportMsg:
+		if rv := m.followed[msg.id]; rv != nil && msg.report != nil && rv.report == nil {
+			rv.setReport(msg.report)
+			if rv == m.live {
+				m.onFinish(engine.Event{Kind: engine.KindRunFinished})
+			}
+			m.dirty = true
+		}
+		return m, nil
 
 	case tea.KeyMsg:
 		m.dirty = true
@@ -177,7 +215,7 @@ func (m *Model) selected() *hypState {
 	return m.shown.hyps[clamp(m.sel, 0, len(m.shown.hyps)-1)]
 }
 
-func (m *Model) setRuns(runs []RunInfo) {
+func (m *Model) setRuns(runs []runRow) {
 	prevID := ""
 	if m.tlSel < len(m.runs) {
 		prevID = m.runs[m.tlSel].ID
@@ -195,32 +233,81 @@ func (m *Model) setRuns(runs []RunInfo) {
 	m.dirty = true
 }
 
-func (m *Model) onWatch(msg watchMsg) tea.Cmd {
-	if msg.runs != nil {
-		m.setRuns(msg.runs)
-	}
-	m.followDir, m.follow = msg.dir, msg.tail
-	if msg.err != nil {
-		m.status = "watch: " + msg.err.Error()
-	}
-	if msg.switch_ != nil {
-		m.live = msg.switch_
-		m.userMoved = false
-		m.show(m.live)
-		m.status = "following run " + m.live.id
-		m.tlPinned = false
-		m.setRuns(m.runs)
-	}
-	for _, ev := range msg.events {
-		if m.live != nil {
-			m.live.apply(ev)
-			m.pending = true
-			if ev.Kind == engine.KindRunFinished {
-				m.onFinish(ev)
+// onFollow folds in what snap.Follow yielded: a new run becomes the one
+// followed and shown, events go to their run's view, and a run's end is
+// marked (its report read, or it shows as interrupted). The wait for the
+// next items is re-armed.
+func (m *Model) onFollow(msg followMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	reload := false
+	for _, f := range msg.items {
+		switch f.Kind {
+		case snap.FollowRun:
+			for id, rv := range m.followed { // keep only runs still going
+				if rv.done {
+					delete(m.followed, id)
+				}
 			}
+			rv := newRunView(f.Run)
+			if f.Meta != nil {
+				rv.fromMeta(f.Meta)
+			}
+			m.followed[f.Run] = rv
+			reload = true
+			if f.Run < m.newestRun() {
+				continue // an older run still going, or long interrupted
+			}
+			m.live, m.wantRun = rv, ""
+			m.userMoved = false
+			m.show(rv)
+			m.status = "following run " + f.Run
+			m.tlPinned = false
+		case snap.FollowEvent:
+			rv := m.followed[f.Run]
+			if rv == nil || f.Event == nil {
+				continue
+			}
+			rv.apply(*f.Event)
+			m.pending = true
+			if f.Event.Kind == engine.KindRunFinished && rv == m.live {
+				m.onFinish(*f.Event)
+			}
+		case snap.FollowEnd:
+			rv := m.followed[f.Run]
+			if rv == nil {
+				continue
+			}
+			if f.State == snap.StateInterrupted {
+				rv.interrupt()
+				if rv == m.live {
+					m.status = "run " + f.Run + " was interrupted: its recorder is gone"
+				}
+			} else if rv.report == nil {
+				cmds = append(cmds, loadReportCmd(f.Run, f.Dir))
+			}
+			m.dirty = true
+			reload = true
 		}
 	}
-	return m.poll(watchEvery)
+	if reload && m.lister != nil {
+		cmds = append(cmds, m.loadTimeline())
+	}
+	if !msg.closed {
+		cmds = append(cmds, waitFollow(m.followCh))
+	}
+	return tea.Batch(cmds...)
+}
+
+// newestRun is the newest run id watch knows of: followed or listed.
+func (m *Model) newestRun() string {
+	id := ""
+	if m.live != nil {
+		id = m.live.id
+	}
+	if n := len(m.runs); n > 0 && m.runs[n-1].ID > id {
+		id = m.runs[n-1].ID
+	}
+	return id
 }
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
@@ -231,8 +318,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		if msg.String() == "ctrl+c" {
 			yes = m.confirm == confirmQuit
 		}
-		kind, hyp := m.confirm, m.confirmHyp
-		m.confirm, m.confirmHyp = confirmNone, ""
+		kind, hyp, run := m.confirm, m.confirmHyp, m.confirmRun
+		m.confirm, m.confirmHyp, m.confirmRun = confirmNone, "", ""
 		if !yes {
 			m.status = ""
 			return nil
@@ -241,6 +328,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		case confirmQuit:
 			return m.cancelRun()
 		case confirmApply:
+			if run != "" {
+				m.status = "applying " + run + "/" + hyp + "…"
+				return applyRecordCmd(*m.opts.Store, m.opts.Workspace, run, hyp)
+			}
 			for _, h := range m.opts.Hyps {
 				if h.Name == hyp {
 					m.status = "applying " + hyp + "…"
@@ -391,9 +482,16 @@ func (m *Model) openRun() tea.Cmd {
 	}
 	ri := m.runs[m.tlSel]
 	if m.live != nil && ri.ID == m.live.id {
+		m.wantRun = ""
 		m.show(m.live)
 		return nil
 	}
+	if rv := m.followed[ri.ID]; rv != nil {
+		m.wantRun = ""
+		m.show(rv)
+		return nil
+	}
+	m.wantRun = ri.ID
 	return loadRunCmd(ri)
 }
 
@@ -424,24 +522,32 @@ func (m *Model) setOutput(text string) {
 	m.dirty = true
 }
 
+// askApply asks before applying the selected hypothesis: of the live
+// run, from the hypotheses this process holds; of a recorded run (picked
+// in the timeline, or the run watch follows), from its record, as
+// `shadow apply RUN/HYP` does.
 func (m *Model) askApply() {
 	h := m.selected()
 	if h == nil {
 		return
 	}
-	if m.shown != m.live || !m.opts.Live {
-		m.status = fmt.Sprintf("apply a recorded hypothesis with: shadow apply %s/%s", m.shown.id, h.name)
-		return
-	}
-	if h.result == nil {
-		m.status = h.name + " has not finished yet"
-		return
-	}
-	if h.result.Status != engine.StatusPassed {
-		m.confirmHyp = h.name
-		m.confirm = confirmApply
+	if m.opts.Live && m.shown == m.live {
+		if h.result == nil {
+			m.status = h.name + " has not finished yet"
+			return
+		}
+		m.confirm, m.confirmHyp, m.confirmRun = confirmApply, h.name, ""
 		m.status = ""
 		return
 	}
-	m.confirm, m.confirmHyp = confirmApply, h.name
+	if m.opts.Store == nil || m.shown.id == "" {
+		m.status = "this run is not recorded: nothing to apply"
+		return
+	}
+	if h.result == nil && !m.shown.done {
+		m.status = h.name + " has not finished yet"
+		return
+	}
+	m.confirm, m.confirmHyp, m.confirmRun = confirmApply, h.name, m.shown.id
+	m.status = ""
 }

@@ -77,6 +77,8 @@ func (m *Model) header(w int, now time.Time) string {
 		right = st.Warn.Render("cancelled")
 	case rv.report != nil:
 		right = st.Failed.Render("no winner")
+	case rv.interrupted:
+		right = st.Warn.Render(fmt.Sprintf("interrupted · %d/%d done", fin, len(rv.hyps)))
 	default:
 		el := ""
 		if !rv.started.IsZero() {
@@ -139,9 +141,18 @@ func (m *Model) statusLine(w int) string {
 		return trunc(st.Prompt.Render("The run is still going. Cancel it and quit? [y/N]"), w)
 	case confirmApply:
 		h := m.selected()
-		q := fmt.Sprintf("Apply %s to the checkout %s? [y/N]", m.confirmHyp, shortPath(m.opts.Workspace))
-		if h != nil && h.result != nil && h.result.Status != engine.StatusPassed {
-			q = fmt.Sprintf("%s did not pass (%s). Apply it anyway? [y/N]", m.confirmHyp, h.result.Status)
+		name := m.confirmHyp
+		if m.confirmRun != "" {
+			name = m.confirmRun + "/" + m.confirmHyp
+		}
+		q := fmt.Sprintf("Apply %s to the checkout %s? [y/N]", name, shortPath(m.opts.Workspace))
+		switch {
+		case h != nil && h.result == nil && m.shown != nil && m.shown.interrupted:
+			q = fmt.Sprintf("%s never finished (its run was interrupted). Apply it anyway? [y/N]", name)
+		case h != nil && h.result == nil:
+			q = fmt.Sprintf("%s has no result. Apply it anyway? [y/N]", name)
+		case h != nil && h.result.Status != engine.StatusPassed:
+			q = fmt.Sprintf("%s did not pass (%s). Apply it anyway? [y/N]", name, h.result.Status)
 		}
 		return trunc(st.Prompt.Render(q), w)
 	}
