@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,4 +193,26 @@ func TestWatchFollowsHeadlessRunInTmux(t *testing.T) {
 	if rc := e.exitCode("watch", 10*time.Second); rc != "0" {
 		t.Errorf("watch exit code %s, want 0", rc)
 	}
+}
+
+// Closing the terminal (SIGHUP) after the run has ended must end the
+// program too, not leave it running without a terminal.
+func TestTUIExitsOnHangupAfterRun(t *testing.T) {
+	e := newTmuxEnv(t)
+	args := append([]string{"tui", "-C", e.ws, "spec.json", "--"}, testCmd...)
+	e.start("run", 100, 30, args...)
+	e.waitScreen("run", 60*time.Second, "★ winner fix")
+	pid := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), "\x00tui\x00-C\x00"+e.ws+"\x00") {
+			fmt.Sscanf(strings.TrimPrefix(p, "/proc/"), "%d/", &pid)
+		}
+	}
+	if pid == 0 {
+		t.Fatal("shadow tui process not found")
+	}
+	syscall.Kill(pid, syscall.SIGHUP)
+	e.exitCode("run", 10*time.Second)
 }

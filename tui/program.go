@@ -43,7 +43,19 @@ func Live(ctx context.Context, opts Options, run RunFunc) (*engine.Report, error
 			prog.Quit()
 		}
 	}()
+	// A signal after the run has ended (SIGHUP when the terminal or tmux
+	// pane closes, SIGTERM) must still close the screen: the run goroutine
+	// above is gone by then.
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			prog.Quit()
+		case <-stop:
+		}
+	}()
 	_, perr := prog.Run()
+	close(stop)
 	// The screen is gone: a run still going (SIGTERM, a program error) is
 	// cancelled, and waited for, so no sandbox is left behind.
 	cancel()
