@@ -108,15 +108,20 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 		}
 	}
 	out = append(out, st.Dim.Render("  "+strings.TrimRight(strings.Join(hdr, " "), " ")))
-	// Keep the selected row in view when the list is taller than h.
+	// Keep the selected row in view when the list is taller than h, and
+	// say how many rows are out of view rather than cut them silently.
 	body := h - 1
+	if len(rows) > body && body > 1 {
+		body--
+	}
 	first := 0
 	for i, r := range rows {
 		if r.name == sel && i >= body {
 			first = i - body + 1
 		}
 	}
-	for i := first; i < len(rows) && len(out) < h; i++ {
+	last := min(len(rows), first+body)
+	for i := first; i < last && len(out) < h; i++ {
 		r := rows[i]
 		rank := rv.rankOf(r.name)
 		if !final && r.result != nil {
@@ -136,6 +141,9 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 			line = st.Selected.Render(pad("› "+ansi.Strip(line[2:]), w))
 		}
 		out = append(out, line)
+	}
+	if hidden := len(rows) - (last - first); hidden > 0 && len(out) < h {
+		out = append(out, st.Dim.Render(fmt.Sprintf("  … %d more (←/→ selects)", hidden)))
 	}
 	return fit(strings.Join(out, "\n"), w, h)
 }
