@@ -66,7 +66,7 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true, "target": tru
 // the usual build and cache directories.
 func ScanSources(workspace string, exclude ...string) *SourceState {
 	st := &SourceState{hashes: map[string]string{}, exclude: exclude}
-	list, index, modified := gitSources(workspace)
+	list, index, modified := gitSources(workspace, true)
 	if list == nil {
 		list = walkSources(workspace)
 	}
@@ -104,7 +104,7 @@ func ScanSources(workspace string, exclude ...string) *SourceState {
 // shadow's own state dir when it lies inside the checkout (a workspace at
 // $HOME), whose records change during every run.
 func SourceFiles(workspace string, exclude ...string) []string {
-	list, _, _ := gitSources(workspace)
+	list, _, _ := gitSources(workspace, false)
 	if list == nil {
 		list = walkSources(workspace)
 	}
@@ -170,7 +170,25 @@ func statAll(workspace string, list []string) map[string]stamp {
 // gitSources lists tracked and untracked-not-ignored files, the index's
 // blob id of each tracked stage-0 regular file, and the tracked files git
 // finds modified (by content) in the checkout. list is nil outside git.
-func gitSources(workspace string) (list []string, index map[string]string, modified map[string]bool) {
+//
+// withIndex false skips the index ids and the modified check (a second
+// pass of git over every file's stat): the end-of-run rescan only needs
+// the list.
+func gitSources(workspace string, withIndex bool) (list []string, index map[string]string, modified map[string]bool) {
+	if !withIndex {
+		out, err := gitZ(workspace, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+		if err != nil {
+			return nil, nil, nil
+		}
+		// An unmerged path is listed once per stage.
+		list = make([]string, 0, len(out))
+		for i, p := range out {
+			if i == 0 || p != out[i-1] {
+				list = append(list, p)
+			}
+		}
+		return list, nil, nil
+	}
 	out, err := gitZ(workspace, "ls-files", "-z", "-s", "--cached", "--others", "--exclude-standard")
 	if err != nil {
 		return nil, nil, nil
