@@ -402,3 +402,24 @@ func TestE2EStateDirInsideWorkspaceIsNotStale(t *testing.T) {
 	}
 	t.Cleanup(func() { fsutil.RemoveTree(filepath.Join(e.ws, ".local")) })
 }
+
+// shadow demo: the built-in fixture, end to end with go test -json, the
+// text report on a non-terminal stdout, the fix as the winner.
+func TestE2EDemo(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the demo runs go test: go is not on PATH")
+	}
+	e := newEnv(t)
+	out, stderr, code := e.shadow("demo")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"5 hypothesis(es), overlay mode", "winner: plus", "-\treturn a - b\n+\treturn a + b", "fixes 2, breaks 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo report lacks %q:\n%s", want, out)
+		}
+	}
+	if lines := strings.Split(out, "\n"); len(lines) < 2 || !strings.Contains(lines[1], "plus") || !strings.Contains(lines[1], "<- winner") {
+		t.Errorf("first row is not plus as winner:\n%s", out)
+	}
+}
