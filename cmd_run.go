@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -96,6 +97,11 @@ func cmdRun(args []string, ui uiChoice) int {
 	f.register(fs)
 	pos, command, err := parseInterleaved(fs, args)
 	if err != nil {
+		if command == nil && !slices.Contains(args, "--") {
+			// `shadow spec.json pytest -q`: the command's own flags read
+			// as shadow's.
+			return usageErr("%v (put the command after --: shadow SPEC -- COMMAND...)", err)
+		}
 		return usageErr("%v", err)
 	}
 	if len(pos) == 0 {
