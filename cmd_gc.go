@@ -88,6 +88,8 @@ func cmdGC(args []string) int {
 		failed = true
 	}
 
+	// Always one closing line, so a gc with nothing to do still says so.
+	fmt.Printf("shadow gc: %d workspace(s) in %s checked\n", len(wsDirs), root)
 	if failed {
 		return exitEnv
 	}
