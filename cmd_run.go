@@ -272,7 +272,7 @@ func planRunIn(cwd string, spec *engine.Spec, specDir string, command []string, 
 		for _, need := range []struct {
 			on   bool
 			flag string
-		}{{net == "isolated", "--net isolated"}, {tmp == "private", "--tmp private"}, {f.freeze, "--freeze"}} {
+		}{{net == "isolated", "--net isolated"}, {tmp == "private", "--tmp private"}, {f.freeze, "--freeze"}, {f.keep, "--keep"}} {
 			if need.on {
 				return nil, &planError{code: exitEnv, msg: fmt.Sprintf("%s needs overlay mode, and this run would be %s (see shadow probe)", need.flag, sb.Mode())}
 			}
