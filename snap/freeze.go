@@ -3,6 +3,7 @@ package snap
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -110,6 +111,28 @@ func mkParents(workspace, dst, rel string, dirs map[string]bool) error {
 		dirs[cur] = true
 	}
 	return nil
+}
+
+// copyFile copies src to dst, sharing blocks where the filesystem can,
+// else byte by byte.
+func copyFile(src, dst string, fi os.FileInfo) (cloned bool, err error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return false, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return false, err
+	}
+	if cloneFile(out, in) {
+		return true, out.Close()
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return false, err
+	}
+	return false, out.Close()
 }
 
 // FrozenDir is where run id's frozen sources go under the sandbox base: the
