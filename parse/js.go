@@ -51,20 +51,9 @@ func (v *vitest) line(s string) {
 	if !strings.HasPrefix(trim, "Tests ") {
 		// not the summary
 	} else if m := vitestTests.FindStringSubmatch(trim); m != nil {
-		var c counts
-		for _, part := range strings.Split(m[1], " | ") {
-			n, w, ok := numWord(part)
-			if !ok {
-				return
-			}
-			switch w {
-			case "passed":
-				c.passed += n
-			case "failed":
-				c.failed += n
-			case "skipped", "todo":
-				c.skipped += n
-			}
+		c, ok := jsTally(m[1], " | ")
+		if !ok {
+			return
 		}
 		v.t.closeWith(c)
 		return
@@ -172,23 +161,9 @@ func (j *jest) line(s string) {
 	}
 	if strings.HasPrefix(trim, "Tests:") {
 		if m := jestTests.FindStringSubmatch(trim); m != nil {
-			var c counts
-			for _, part := range strings.Split(m[1], ", ") {
-				n, w, ok := numWord(part)
-				if !ok {
-					if part == "" {
-						continue
-					}
-					return
-				}
-				switch w {
-				case "passed":
-					c.passed += n
-				case "failed":
-					c.failed += n
-				case "skipped", "todo":
-					c.skipped += n
-				}
+			c, ok := jsTally(m[1], ", ")
+			if !ok {
+				return
 			}
 			j.t.closeWith(c)
 			j.tree = false
@@ -333,4 +308,29 @@ func (b *bun) line(s string) {
 		name = b.file + " > " + name
 	}
 	b.t.outcome(name, o, !b.recap)
+}
+
+// jsTally reads the "N word" list of a vitest or jest "Tests" summary
+// ("1 failed | 3 passed", "1 failed, 3 passed, 4 total"), which name the
+// outcomes alike: todo counts as skipped, totals are ignored. ok is false
+// when a part is not "N word", so another tool's line is not taken for it.
+func jsTally(list, sep string) (c counts, ok bool) {
+	for _, part := range strings.Split(list, sep) {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		n, w, ok := numWord(part)
+		if !ok {
+			return counts{}, false
+		}
+		switch w {
+		case "passed":
+			c.passed += n
+		case "failed":
+			c.failed += n
+		case "skipped", "todo":
+			c.skipped += n
+		}
+	}
+	return c, true
 }
