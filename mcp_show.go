@@ -91,11 +91,7 @@ func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if in.Limit == 0 {
 		in.Limit = 20
 	}
-	ws, err := s.workspaceOf(in.Cwd)
-	if err != nil {
-		return toolError("%v", err), nil
-	}
-	store, err := defaultStore()
+	ws, store, err := s.recordsOf(in.Cwd)
 	if err != nil {
 		return toolError("%v", err), nil
 	}
@@ -157,11 +153,7 @@ func (s *mcpServer) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if in.Lines == 0 {
 		in.Lines = 200
 	}
-	ws, err := s.workspaceOf(in.Cwd)
-	if err != nil {
-		return toolError("%v", err), nil
-	}
-	store, err := defaultStore()
+	ws, store, err := s.recordsOf(in.Cwd)
 	if err != nil {
 		return toolError("%v", err), nil
 	}
@@ -248,4 +240,15 @@ func shellQuote(argv []string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// recordsOf is the workspace a tool call's cwd names and the store that
+// holds its records.
+func (s *mcpServer) recordsOf(cwd string) (string, snap.Store, error) {
+	ws, err := s.workspaceOf(cwd)
+	if err != nil {
+		return "", snap.Store{}, err
+	}
+	store, err := defaultStore()
+	return ws, store, err
 }
