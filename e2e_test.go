@@ -153,8 +153,8 @@ func TestE2EWorkspaceUntouchedAndRanked(t *testing.T) {
 		t.Fatalf("report: schema %q mode %q winner %v", r.Schema, r.Mode, r.Winner)
 	}
 	h := byName(r)
-	if h["baseline"].Status != "passed" && h["baseline"].Status != "failed" {
-		t.Errorf("baseline status %s", h["baseline"].Status)
+	if b := h["baseline"]; b.Status != "failed" || b.Tests == nil || b.Tests.Failed != 1 {
+		t.Errorf("baseline (v.txt is bad): status %s tests %+v", b.Status, b.Tests)
 	}
 	if h["fix"].Rank != 1 || h["gone"].Rank != 2 || h["baseline"].Rank != 3 {
 		t.Errorf("ranks fix %d gone %d baseline %d", h["fix"].Rank, h["gone"].Rank, h["baseline"].Rank)
