@@ -97,6 +97,17 @@ type Outcome struct {
 	// passed, e.g. an in-place run that left a concurrently edited file
 	// alone; the engine appends them to the result's error.
 	Warnings []string
+	// Changed lists the workspace-relative paths the command itself
+	// created, changed or deleted during the run (overlay: the entries of
+	// the upper dir that the hypothesis did not write; copy mode: by
+	// comparison). nil when the sandbox cannot tell. The engine uses it to
+	// see a command that rewrites the judge (tests, runner config) at run
+	// time (edits_tests, DESIGN §4).
+	Changed []string
+	// Node is the remote node the job ran on ("" for this machine) and
+	// Mode the sandbox mode it ran in there ("" for the sandbox's Mode()).
+	Node string
+	Mode string
 }
 
 // RunHolder is implemented by a sandbox that must hold the workspace for a
@@ -137,6 +148,9 @@ type Tests struct {
 	Passed    int    `json:"passed"`
 	Failed    int    `json:"failed"`
 	Skipped   int    `json:"skipped"`
+	// Unit is "package" when the counts are of packages, not tests (plain
+	// `go test ./...` prints only package lines); "" means tests.
+	Unit string `json:"unit,omitempty"`
 }
 
 // Result is one hypothesis in the report (shadow.report/v1).
@@ -157,6 +171,24 @@ type Result struct {
 	OutputBytes  int64    `json:"output_bytes"`
 	Log          string   `json:"log"`
 	Error        *string  `json:"error"`
+
+	// Verdict fields (DESIGN §4). EditsTests: judge files the hypothesis
+	// proposes to write or delete, or that its command changed. LostTests:
+	// tests the baseline ran that this one did not (null without a baseline
+	// with counts). Disqualified: why a passing candidate may not win.
+	// TiesWith: passing candidates with the same per-test outcomes. Runs,
+	// Passes, Flaky: --confirm reruns (Flaky null when Runs is 1).
+	EditsTests   []string `json:"edits_tests"`
+	LostTests    *int     `json:"lost_tests"`
+	Disqualified *string  `json:"disqualified"`
+	TiesWith     []string `json:"ties_with"`
+	Runs         int      `json:"runs"`
+	Passes       int      `json:"passes"`
+	Flaky        []string `json:"flaky"`
+	// Node is the remote node that ran it ("" for this machine); Mode the
+	// sandbox mode it ran in.
+	Node string `json:"node"`
+	Mode string `json:"mode"`
 
 	// Per-test outcomes, used for fixed/broken; not part of the JSON.
 	passedTests map[string]bool
@@ -182,8 +214,27 @@ type Report struct {
 	// Frozen: the run saw a copy of the source files taken at its start
 	// (--freeze); stale_paths then lists only the paths created since,
 	// which are the only changes that could reach it.
-	Frozen     bool      `json:"frozen,omitempty"`
+	Frozen bool `json:"frozen,omitempty"`
+	// BaselineFlaky names the baseline's tests whose outcome changed across
+	// its --confirm reruns (null without reruns).
+	BaselineFlaky []string `json:"baseline_flaky"`
+	// CopyMS and CopyBytes: what making the copies cost (copy mode only).
+	CopyMS    *int64 `json:"copy_ms"`
+	CopyBytes *int64 `json:"copy_bytes"`
+	// Sync: the mirror sync to each remote node (--remote only).
+	Sync []NodeSync `json:"sync,omitempty"`
+	// CPUs and Load describe the machine the run was planned on, so a slow
+	// result can be read against a loaded machine.
+	CPUs       int       `json:"cpus,omitempty"`
+	Load       float64   `json:"load,omitempty"`
 	Hypotheses []*Result `json:"hypotheses"`
+}
+
+// NodeSync is one remote node's mirror sync before a run.
+type NodeSync struct {
+	Node  string `json:"node"`
+	MS    int64  `json:"ms"`
+	Bytes int64  `json:"bytes"`
 }
 
 // Schemas of the documents shadow writes.
