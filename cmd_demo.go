@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/shadow-dev/shadow/demo"
 )
@@ -31,10 +34,12 @@ func cmdDemo(args []string) int {
 		return exitEnv
 	}
 	fmt.Fprintf(os.Stderr, "shadow demo: a Go module whose Add subtracts, in %s\n", ws)
-	f.dir = ws
-	p, code := planRun(spec, command, &f, os.Stdin)
+	f.opts.Dir, f.opts.Command = ws, command
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	p, code := planRun(ctx, spec, &f, os.Stdin)
 	if p == nil {
 		return code
 	}
-	return execute(p, &f, autoUI, os.Stdout)
+	return execute(ctx, p, &f, autoUI, os.Stdout)
 }

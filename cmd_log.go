@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -47,7 +48,7 @@ func openRecords(name string, args []string, withJSON, withN bool) (pos []string
 	if err != nil {
 		return nil, f, "", store, usageErr("current directory: %v", err)
 	}
-	ws, _, err = resolveWorkspace(f.dir, cwd)
+	ws, _, err = run.ResolveWorkspace(f.dir, cwd)
 	if err != nil {
 		return nil, f, "", store, usageErr("%v", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shadow-dev/shadow/internal/mcpserver"
 )
 
 // cmdMCP serves the engine over MCP on stdio (`shadow mcp [-C DIR]`; DIR,
@@ -48,14 +50,14 @@ func cmdMCP(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	s := newMCPServer(cwd)
+	s := mcpserver.New(cwd, version, os.Stderr)
 	// A client that goes away closes our stdin; the session only ends once
 	// in-flight calls return, so end the runs as soon as the input does.
-	in := &eofReader{r: os.Stdin, eof: s.stop}
-	err = s.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: proto})
+	in := &eofReader{r: os.Stdin, eof: s.Stop}
+	err = s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: proto})
 	// The client is gone (or we were signalled): end the runs still going,
 	// and wait for their sandboxes to be cleaned up before exiting.
-	if !s.shutdown(15 * time.Second) {
+	if !s.Shutdown(15 * time.Second) {
 		fmt.Fprintln(os.Stderr, "shadow mcp: runs still ending after 15s; exiting anyway")
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/tui"
 )
 
@@ -14,18 +15,18 @@ import (
 // refuse to apply over a file that changed meanwhile, as --apply does.
 // After the screen closes, the text report is printed, so the result stays
 // in the terminal's scrollback.
-func runTUI(ctx context.Context, p *plan, f *runFlags) int {
+func runTUI(ctx context.Context, p *run.Plan) int {
 	opts := tui.Options{
-		Workspace: p.cfg.Workspace,
-		Hyps:      p.cfg.Hyps,
-		Originals: engine.ReadOriginals(p.cfg.Workspace, p.cfg.Hyps),
+		Workspace: p.Workspace(),
+		Hyps:      p.Hypotheses(),
+		Originals: engine.ReadOriginals(p.Workspace(), p.Hypotheses()),
 	}
-	if !f.noRecord {
-		store := p.store
+	if p.Recorded() {
+		store := p.Store()
 		opts.Store = &store
 	}
 	rep, err := tui.Live(ctx, opts, func(ctx context.Context, sink func(engine.Event)) (*engine.Report, error) {
-		return runPlan(ctx, p, f.noRecord, sink)
+		return p.Run(ctx, sink)
 	})
 	if rep == nil {
 		if err != nil {
@@ -37,5 +38,5 @@ func runTUI(ctx context.Context, p *plan, f *runFlags) int {
 		fmt.Fprintln(os.Stderr, "shadow: tui:", err)
 	}
 	engine.WriteText(os.Stdout, rep)
-	return exitCode(rep)
+	return run.ExitCode(rep)
 }

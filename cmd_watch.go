@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/snap"
 	"github.com/shadow-dev/shadow/tui"
 )
@@ -26,7 +27,7 @@ func cmdWatch(args []string) int {
 	if err != nil {
 		return usageErr("current directory: %v", err)
 	}
-	ws, _, err := resolveWorkspace(*dir, cwd)
+	ws, _, err := run.ResolveWorkspace(*dir, cwd)
 	if err != nil {
 		return usageErr("%v", err)
 	}

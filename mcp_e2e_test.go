@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/mcpserver"
 )
 
 // The MCP server is tested from the outside: an SDK client over a command
@@ -278,7 +279,7 @@ func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
 	if lg.IsError || !strings.Contains(text(lg), r.Run) || !strings.Contains(text(lg), "winner fix") {
 		t.Errorf("shadow_log: %s", text(lg))
 	}
-	doc := structured[logDoc](t, lg)
+	doc := structured[mcpserver.LogDoc](t, lg)
 	if doc.Total != 1 || doc.Runs[0].Run != r.Run || doc.Runs[0].State != "finished" || len(doc.Runs[0].Hypotheses) != 3 {
 		t.Errorf("shadow_log doc: %+v", doc)
 	}
@@ -286,7 +287,7 @@ func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
 	if sh.IsError || !strings.Contains(text(sh), "0 passed, 1 failed") || !strings.Contains(text(sh), "+worse") {
 		t.Errorf("shadow_show @last/wrong: %s", text(sh))
 	}
-	if d := structured[showHypDoc](t, sh); d.Run != r.Run || d.Result.Name != "wrong" || !strings.Contains(d.Output, "0 passed, 1 failed") {
+	if d := structured[mcpserver.ShowHypDoc](t, sh); d.Run != r.Run || d.Result.Name != "wrong" || !strings.Contains(d.Output, "0 passed, 1 failed") {
 		t.Errorf("shadow_show doc: %+v", d)
 	}
 	sr := m.mustCall("shadow_show", map[string]any{"ref": r.Run[:15]})

@@ -1,9 +1,12 @@
-package main
+// Package mcpserver is `shadow mcp`: the engine's front end for coding
+// agents, over the run service (internal/run) and the snapshot store.
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -17,12 +20,14 @@ import (
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// mcpServer is `shadow mcp`: the engine's front end for coding agents.
-// Every tool call plans and runs exactly as the CLI does (planRunIn,
-// runPlan); runs are recorded in the snapshot store like any other.
-type mcpServer struct {
-	server *mcp.Server
-	cwd    string // the server's working directory: the default "cwd"
+// Server is an MCP server whose tool calls plan and run exactly as the CLI
+// does (run.NewPlan, (*run.Plan).Run); runs are recorded in the snapshot
+// store like any other.
+type Server struct {
+	server  *mcp.Server
+	cwd     string    // the server's working directory: the default "cwd"
+	version string    // shadow's version (the probe cache is per version)
+	notices io.Writer // the runs' notices for people (the server's stderr)
 
 	// life ends when the server stops; every run's context ends with it,
 	// and shutdown waits for the runs to clean up.
@@ -35,10 +40,15 @@ const mcpInstructions = `shadow tests candidate fixes ("hypotheses") in parallel
 Call shadow_run with every candidate at once, inline (edits with content), and the test command as an argument vector. The result says which hypothesis passed (the winner, with its diff) and shows the failing output of the others. A run where none passes is a normal result.
 Runs are recorded: shadow_log lists them, shadow_show RUN/HYP gives a hypothesis's diff and full output.`
 
-func newMCPServer(cwd string) *mcpServer {
-	s := &mcpServer{cwd: cwd}
+// New is a server whose calls default to directory cwd; version is
+// shadow's, notices receives what runs say for people (nil: nothing).
+func New(cwd, version string, notices io.Writer) *Server {
+	if notices == nil {
+		notices = io.Discard
+	}
+	s := &Server{cwd: cwd, version: version, notices: notices}
 	s.life, s.stop = context.WithCancel(context.Background())
-	s.server = mcp.NewServer(&mcp.Implementation{Name: "shadow", Title: "shadow", Version: version},
+	s.server = mcp.NewServer(&mcp.Implementation{Name: "shadow", Title: "shadow", Version: s.version},
 		&mcp.ServerOptions{Instructions: mcpInstructions, Capabilities: &mcp.ServerCapabilities{}})
 	yes, no := true, false
 	s.server.AddTool(&mcp.Tool{
@@ -76,9 +86,17 @@ func newMCPServer(cwd string) *mcpServer {
 	return s
 }
 
-// shutdown ends every run still going and waits (up to limit) for their
+// Run serves the MCP protocol on t until the client goes or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.server.Run(ctx, t)
+}
+
+// Stop ends every run still going (their calls answer as cancelled).
+func (s *Server) Stop() { s.stop() }
+
+// Shutdown ends every run still going and waits (up to limit) for their
 // sandboxes to be cleaned up.
-func (s *mcpServer) shutdown(limit time.Duration) bool {
+func (s *Server) Shutdown(limit time.Duration) bool {
 	s.stop()
 	done := make(chan struct{})
 	go func() { s.running.Wait(); close(done) }()
@@ -92,7 +110,7 @@ func (s *mcpServer) shutdown(limit time.Duration) bool {
 
 // runContext is ctx (the request's: the client may cancel it) that also
 // ends when the server stops; the run counts as running until release.
-func (s *mcpServer) runContext(ctx context.Context) (context.Context, func()) {
+func (s *Server) runContext(ctx context.Context) (context.Context, func()) {
 	s.running.Add(1)
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(s.life, cancel)
@@ -205,7 +223,7 @@ type mcpProbeArgs struct {
 	Fresh bool `json:"fresh,omitempty" jsonschema:"probe again instead of using the verdict cached for this boot"`
 }
 
-func (s *mcpServer) toolProbe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) toolProbe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in mcpProbeArgs
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return toolError("%v", err), nil
@@ -217,7 +235,7 @@ func (s *mcpServer) toolProbe(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if in.Fresh {
 		_ = os.Remove(store.ProbeCache())
 	}
-	v := overlay.CachedProbe(store.SandboxDir(), store.ProbeCache(), version)
+	v := overlay.CachedProbe(store.SandboxDir(), store.ProbeCache(), s.version)
 	return toolResult(verdictText(v), v), nil
 }
 

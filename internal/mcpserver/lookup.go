@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 // Reading recorded runs for shadow_log and shadow_show, over the snap
 // package's listing (snap.Store.RunIDs, FindRun, FindHyp, ReadRun).

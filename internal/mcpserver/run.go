@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/overlay"
+	"github.com/shadow-dev/shadow/internal/run"
 )
 
 // mcpRunArgs are shadow_run's arguments: the spec (DESIGN.md §2) plus the
@@ -57,7 +57,7 @@ var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "bas
 type runRequest struct {
 	spec     *engine.Spec
 	cwd      string
-	mode     string
+	mode     run.Mode
 	apply    bool
 	baseline bool
 }
@@ -75,7 +75,8 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, fmt.Errorf("arguments: must be an object (%v)", err)
 	}
-	r := &runRequest{mode: "auto"}
+	r := &runRequest{}
+	var mode string
 	str := func(name string, dst *string) error {
 		if v, ok := fields[name]; ok && string(v) != "null" {
 			if err := json.Unmarshal(v, dst); err != nil {
@@ -92,17 +93,14 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 		}
 		return nil
 	}
-	for _, err := range []error{str("cwd", &r.cwd), str("mode", &r.mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline)} {
+	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline)} {
 		if err != nil {
 			return nil, err
 		}
 	}
-	switch r.mode {
-	case "":
-		r.mode = "auto"
-	case "auto", "overlay", "inplace":
-	default:
-		return nil, fmt.Errorf("mode: must be auto, overlay or inplace, got %q", r.mode)
+	var err error
+	if r.mode, err = run.ParseMode(mode); err != nil {
+		return nil, fmt.Errorf("mode: %q: %v", mode, err)
 	}
 	switch {
 	case r.cwd == "":
@@ -160,47 +158,29 @@ func topLevelDuplicates(raw json.RawMessage) error {
 	return nil
 }
 
-func (s *mcpServer) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	in, err := parseRunArgs(req.Params.Arguments, s.cwd)
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	f := &runFlags{mode: in.mode, apply: in.apply, baseline: in.baseline}
-	p, perr := planRunIn(in.cwd, in.spec, in.cwd, in.spec.Command, f)
-	if perr != nil {
-		if perr.printed {
-			return toolError("%s", sandboxRefusal(in)), nil
-		}
-		return toolError("%s", perr.msg), nil
-	}
+	// The call counts as running from here: planning may wait for the
+	// workspace lock, and that wait ends with the call or the server.
 	ctx, release := s.runContext(ctx)
 	defer release()
-	prog := startProgress(ctx, req, len(p.cfg.Hyps))
-	rep, err := runPlan(ctx, p, false, prog.sink)
+	p, err := run.NewPlan(ctx, in.spec, in.cwd, run.Options{
+		Cwd: in.cwd, Mode: in.mode, Apply: in.apply, Baseline: in.baseline,
+		Notices: s.notices, Version: s.version,
+	})
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	prog := startProgress(ctx, req, len(p.Hypotheses()))
+	rep, err := p.Run(ctx, prog.sink)
 	prog.finish()
 	if err != nil {
 		return toolError("%v", err), nil
 	}
 	return toolResult(modelReport(rep, true), rep), nil
-}
-
-// sandboxRefusal explains why the sandbox mode asked for cannot be had
-// here (chooseSandbox explains it on stderr, for people).
-func sandboxRefusal(in *runRequest) string {
-	store, err := defaultStore()
-	if err != nil {
-		return err.Error()
-	}
-	ws, _, err := resolveWorkspace("", in.cwd)
-	if err != nil {
-		return err.Error()
-	}
-	v := overlay.CachedProbe(sandboxBase(store, ws), store.ProbeCache(), version)
-	msg := fmt.Sprintf("mode: %s is not available on this machine (the probe gives %s mode: %s)", in.mode, v.Mode, v.Reason)
-	if v.Fix != "" {
-		msg += "\nfix: " + v.Fix
-	}
-	return msg
 }
 
 // progress turns the run's events into MCP progress notifications (one

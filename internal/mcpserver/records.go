@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -25,14 +26,14 @@ type mcpShowArgs struct {
 	Lines int    `json:"lines,omitempty" jsonschema:"for RUN/HYP: how many of the last lines of the hypothesis's output to include (default 200)"`
 }
 
-// logDoc is shadow_log's structured result.
-type logDoc struct {
+// LogDoc is shadow_log's structured result.
+type LogDoc struct {
 	Workspace string   `json:"workspace"`
 	Total     int      `json:"total"` // runs recorded; Runs holds the newest
-	Runs      []logRun `json:"runs"`
+	Runs      []LogRun `json:"runs"`
 }
 
-type logRun struct {
+type LogRun struct {
 	Run        string    `json:"run"`
 	State      string    `json:"state"` // running, finished, interrupted
 	StartedAt  time.Time `json:"started_at"`
@@ -43,17 +44,17 @@ type logRun struct {
 	Winner     *string   `json:"winner"`
 	Cancelled  bool      `json:"cancelled,omitempty"`
 	Stale      bool      `json:"stale,omitempty"`
-	Hypotheses []logHyp  `json:"hypotheses"`
+	Hypotheses []LogHyp  `json:"hypotheses"`
 }
 
-type logHyp struct {
+type LogHyp struct {
 	Name   string        `json:"name"`
 	Status string        `json:"status"`
 	Tests  *engine.Tests `json:"tests"`
 }
 
-// showHypDoc is shadow_show's structured result for RUN/HYP.
-type showHypDoc struct {
+// ShowHypDoc is shadow_show's structured result for RUN/HYP.
+type ShowHypDoc struct {
 	Run    string         `json:"run"`
 	State  string         `json:"state"`
 	Result *engine.Result `json:"result"`
@@ -63,7 +64,7 @@ type showHypDoc struct {
 }
 
 // workspaceOf resolves a tool's optional cwd to the workspace.
-func (s *mcpServer) workspaceOf(cwd string) (string, error) {
+func (s *Server) workspaceOf(cwd string) (string, error) {
 	switch {
 	case cwd == "":
 		cwd = s.cwd
@@ -73,14 +74,14 @@ func (s *mcpServer) workspaceOf(cwd string) (string, error) {
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("cwd: %s is not a directory", cwd)
 	}
-	ws, _, err := resolveWorkspace("", cwd)
+	ws, _, err := run.ResolveWorkspace("", cwd)
 	if err != nil {
 		return "", fmt.Errorf("cwd: %v", err)
 	}
 	return ws, nil
 }
 
-func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in mcpLogArgs
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return toolError("%v", err), nil
@@ -99,7 +100,7 @@ func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	doc := logDoc{Workspace: ws, Total: len(ids), Runs: []logRun{}}
+	doc := LogDoc{Workspace: ws, Total: len(ids), Runs: []LogRun{}}
 	first := max(len(ids)-in.Limit, 0)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d recorded run(s) of %s", len(ids), ws)
@@ -109,7 +110,7 @@ func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	b.WriteString(" (oldest first):\n")
 	for _, id := range ids[first:] {
 		r := snap.ReadRun(store.RunDir(ws, id))
-		lr := logRun{Run: id, State: r.State, Hypotheses: []logHyp{}}
+		lr := LogRun{Run: id, State: r.State, Hypotheses: []LogHyp{}}
 		if r.Meta != nil {
 			lr.StartedAt, lr.Command, lr.Subdir = r.Meta.StartedAt, r.Meta.Command, r.Meta.Subdir
 		}
@@ -118,7 +119,7 @@ func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 			lr.Mode, lr.DurationMS, lr.Winner, lr.Cancelled, lr.Stale = rep.Mode, rep.DurationMS, rep.Winner, rep.Cancelled, rep.Stale
 		}
 		for _, h := range r.Results {
-			lr.Hypotheses = append(lr.Hypotheses, logHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
+			lr.Hypotheses = append(lr.Hypotheses, LogHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
 		}
 		doc.Runs = append(doc.Runs, lr)
 		fmt.Fprintf(&b, "%s  %-11s  %s", id, r.State, shellQuote(lr.Command))
@@ -139,7 +140,7 @@ func (s *mcpServer) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	return toolResult(b.String(), doc), nil
 }
 
-func (s *mcpServer) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in mcpShowArgs
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return toolError("%v", err), nil
@@ -170,7 +171,7 @@ func (s *mcpServer) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if res == nil {
 		return toolError("ref: run %s has no finished hypothesis %q", id, hyp), nil
 	}
-	doc := showHypDoc{Run: id, State: r.State, Result: res}
+	doc := ShowHypDoc{Run: id, State: r.State, Result: res}
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s, hypothesis %s: %s\n", id, res.Name, resultLine(res))
 	if res.Error != nil {
@@ -218,12 +219,12 @@ func showRun(r *snap.RunInfo) *mcp.CallToolResult {
 		fmt.Fprintf(&b, " (%s, started %s)", shellQuote(r.Meta.Command), r.Meta.StartedAt.Format(time.RFC3339))
 	}
 	b.WriteString("\n")
-	doc := logRun{Run: r.ID, State: r.State, Hypotheses: []logHyp{}}
+	doc := LogRun{Run: r.ID, State: r.State, Hypotheses: []LogHyp{}}
 	if r.Meta != nil {
 		doc.StartedAt, doc.Command, doc.Subdir = r.Meta.StartedAt, r.Meta.Command, r.Meta.Subdir
 	}
 	for _, h := range r.Results {
-		doc.Hypotheses = append(doc.Hypotheses, logHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
+		doc.Hypotheses = append(doc.Hypotheses, LogHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
 		fmt.Fprintf(&b, "  %s %s\n", h.Name, resultLine(h))
 	}
 	return toolResult(b.String(), doc)
@@ -244,7 +245,7 @@ func shellQuote(argv []string) string {
 
 // recordsOf is the workspace a tool call's cwd names and the store that
 // holds its records.
-func (s *mcpServer) recordsOf(cwd string) (string, snap.Store, error) {
+func (s *Server) recordsOf(cwd string) (string, snap.Store, error) {
 	ws, err := s.workspaceOf(cwd)
 	if err != nil {
 		return "", snap.Store{}, err

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/shadow-dev/shadow/internal/run"
+)
+
+// runFlags are the flags of a run (DESIGN.md §1): the run service's
+// options, and how the result is shown. A new run option is a field of
+// run.Options and one line here.
+type runFlags struct {
+	opts         run.Options
+	headless     bool
+	json, events bool
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	o := &f.opts
+	fs.StringVar(&o.Dir, "C", "", "workspace root")
+	fs.IntVar(&o.Jobs, "j", 0, "hypotheses at once")
+	fs.Var(run.TimeoutValue{D: &o.Timeout}, "timeout", "per-hypothesis timeout")
+	fs.Var(&o.Mode, "mode", "auto|overlay|inplace")
+	fs.BoolVar(&o.Apply, "apply", false, "write the winner into the checkout")
+	fs.BoolVar(&o.Baseline, "baseline", false, "add a baseline hypothesis")
+	fs.Var(&o.Net, "net", "host|isolated")
+	fs.Var(&o.Tmp, "tmp", "shared|private")
+	fs.BoolVar(&o.Keep, "keep", false, "keep upper dirs in the record")
+	fs.BoolVar(&o.Freeze, "freeze", false, "run on a copy of the source files taken at the start")
+	fs.BoolVar(&o.NoRecord, "no-record", false, "do not record the run")
+	fs.BoolVar(&f.headless, "headless", false, "never the TUI")
+	fs.BoolVar(&f.json, "json", false, "JSON report on stdout")
+	fs.BoolVar(&f.events, "events", false, "NDJSON events on stdout")
+}

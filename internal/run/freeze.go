@@ -1,0 +1,57 @@
+package run
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
+)
+
+// frozenSandbox stacks a copy of the source files above the workspace in
+// every job (--freeze).
+type frozenSandbox struct {
+	engine.Sandbox
+	dir string
+}
+
+func (s frozenSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
+	job.Lowers = append([]string{s.dir}, job.Lowers...)
+	return s.Sandbox.Run(ctx, job)
+}
+
+// startFreeze copies the workspace's source files (mtimes kept) to a
+// read-only layer above the workspace for every hypothesis of the run, and
+// returns a sink to put first (it narrows the report's stale paths to the
+// paths created since, the only changes that can reach a frozen run) and
+// the clean-up.
+func (p *Plan) startFreeze(cfg *engine.Config) (func(engine.Event), func(), error) {
+	if cfg.Sandbox.Mode() != "overlay" {
+		return nil, nil, fmt.Errorf("--freeze needs overlay mode (this run is %s)", cfg.Sandbox.Mode())
+	}
+	base := SandboxBase(p.store, cfg.Workspace)
+	snap.CleanFrozen(base)
+	dir := snap.FrozenDir(base, cfg.RunID)
+	frozen, _, err := snap.Freeze(cfg.Workspace, dir, engine.SourceFiles(cfg.Workspace, cfg.ScanExclude...))
+	if err != nil {
+		snap.RemoveFrozen(dir)
+		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
+	}
+	cfg.Sandbox = frozenSandbox{Sandbox: cfg.Sandbox, dir: dir}
+	fix := func(ev engine.Event) {
+		if ev.Kind != engine.KindRunFinished || ev.Report == nil {
+			return
+		}
+		r := ev.Report
+		r.Frozen = true
+		var kept []string
+		for _, s := range r.StalePaths {
+			if !frozen[s] {
+				kept = append(kept, s)
+			}
+		}
+		r.StalePaths = append([]string{}, kept...)
+		r.Stale = len(kept) > 0
+	}
+	return fix, func() { snap.RemoveFrozen(dir) }, nil
+}

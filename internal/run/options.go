@@ -1,0 +1,152 @@
+package run
+
+import (
+	"errors"
+	"io"
+	"time"
+)
+
+// Options are what a front end asks of a run, typed and validated: the
+// CLI fills them from its flags, the MCP server from a tool call's
+// arguments. A zero field means "not given": the spec's value, else the
+// default, applies.
+type Options struct {
+	// Cwd is the caller's working directory (absolute): the command runs
+	// in its counterpart inside the workspace.
+	Cwd string
+	// Dir is the workspace root (-C); "" means the git top-level holding
+	// Cwd, else Cwd.
+	Dir string
+	// Command overrides the spec's "command".
+	Command []string
+
+	Jobs    int           // hypotheses at once; 0 = the spec's, else the number of CPUs
+	Timeout time.Duration // per hypothesis; 0 = the spec's, else 10m
+	Mode    Mode          // "" = auto
+	Net     Net           // "" = the spec's, else host
+	Tmp     Tmp           // "" = the spec's, else shared
+
+	Apply    bool // write the winner into the checkout
+	Baseline bool // add a hypothesis "baseline" with no edits unless the spec has one
+	Keep     bool // keep what each command wrote in the run's record
+	Freeze   bool // run on a copy of the source files taken at the start
+	NoRecord bool // do not record the run in the state directory
+
+	// Notices receives one-line notices for people (an in-place fallback,
+	// a recovered checkout, a wait for the workspace lock); nil discards
+	// them. Nothing else is ever printed.
+	Notices io.Writer
+	// Version is shadow's version: the probe's cached verdict is only
+	// trusted from the same binary version.
+	Version string
+}
+
+func (o *Options) notices() io.Writer {
+	if o.Notices == nil {
+		return io.Discard
+	}
+	return o.Notices
+}
+
+// Mode is the sandbox mode asked for (DESIGN.md §1 --mode).
+type Mode string
+
+const (
+	ModeAuto    Mode = "auto"
+	ModeOverlay Mode = "overlay"
+	ModeInplace Mode = "inplace"
+)
+
+// ParseMode validates a --mode value; "" is auto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return ModeAuto, nil
+	case ModeAuto, ModeOverlay, ModeInplace:
+		return m, nil
+	}
+	return "", errors.New("want auto, overlay or inplace")
+}
+
+// Net is the command's network (--net).
+type Net string
+
+const (
+	NetHost     Net = "host"
+	NetIsolated Net = "isolated"
+)
+
+// ParseNet validates a --net value; "" is "not given".
+func ParseNet(s string) (Net, error) {
+	switch n := Net(s); n {
+	case "", NetHost, NetIsolated:
+		return n, nil
+	}
+	return "", errors.New("want host or isolated")
+}
+
+// Tmp is the command's /tmp (--tmp).
+type Tmp string
+
+const (
+	TmpShared  Tmp = "shared"
+	TmpPrivate Tmp = "private"
+)
+
+// ParseTmp validates a --tmp value; "" is "not given".
+func ParseTmp(s string) (Tmp, error) {
+	switch t := Tmp(s); t {
+	case "", TmpShared, TmpPrivate:
+		return t, nil
+	}
+	return "", errors.New("want shared or private")
+}
+
+// ParseTimeout validates a --timeout value or a spec's "timeout": a
+// positive duration.
+func ParseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, errors.New("want a positive duration such as 90s or 5m")
+	}
+	return d, nil
+}
+
+// The flag.Value / pflag.Value methods, so that a flag set validates these
+// values with the same Parse as the spec and the MCP arguments.
+
+func (m *Mode) String() string { return string(*m) }
+func (m *Mode) Type() string   { return "MODE" }
+func (m *Mode) Set(s string) (err error) {
+	*m, err = ParseMode(s)
+	return err
+}
+
+func (n *Net) String() string { return string(*n) }
+func (n *Net) Type() string   { return "NET" }
+func (n *Net) Set(s string) (err error) {
+	*n, err = ParseNet(s)
+	return err
+}
+
+func (t *Tmp) String() string { return string(*t) }
+func (t *Tmp) Type() string   { return "TMP" }
+func (t *Tmp) Set(s string) (err error) {
+	*t, err = ParseTmp(s)
+	return err
+}
+
+// TimeoutValue is a --timeout flag's value.
+type TimeoutValue struct{ D *time.Duration }
+
+func (v TimeoutValue) String() string {
+	if v.D == nil || *v.D == 0 {
+		return ""
+	}
+	return v.D.String()
+}
+func (v TimeoutValue) Type() string { return "DUR" }
+func (v TimeoutValue) Set(s string) (err error) {
+	*v.D, err = ParseTimeout(s)
+	return err
+}

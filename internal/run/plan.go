@@ -1,0 +1,178 @@
+// Package run is the run service every front end uses: NewPlan validates
+// a run (workspace, spec and option precedence, in-place recovery, bases,
+// sandbox choice) before anything runs or is written, and (*Plan).Run
+// records and runs it. It prints nothing: refusals are *Error values that
+// carry their exit code, notices go to Options.Notices.
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/parse"
+	"github.com/shadow-dev/shadow/snap"
+)
+
+// DefaultTimeout is a hypothesis's timeout when neither the spec nor the
+// options give one.
+const DefaultTimeout = 10 * time.Minute
+
+// Plan is a validated run, ready to Run.
+type Plan struct {
+	cfg      engine.Config
+	specJSON []byte
+	store    snap.Store
+	bases    map[string]snap.BaseRef // each hypothesis's base, as resolved
+	freeze   bool
+	noRecord bool
+	notices  io.Writer
+}
+
+// Workspace is the checkout the run is on.
+func (p *Plan) Workspace() string { return p.cfg.Workspace }
+
+// Hypotheses are the run's hypotheses, resolved (the baseline added).
+func (p *Plan) Hypotheses() []engine.Hypothesis { return p.cfg.Hyps }
+
+// Store is where the run is recorded.
+func (p *Plan) Store() snap.Store { return p.store }
+
+// Recorded reports whether the run will be recorded in the store.
+func (p *Plan) Recorded() bool { return !p.noRecord }
+
+// Config is the engine configuration the run starts from (tests inspect
+// it; Run adds the run id, log dir and event sinks).
+func (p *Plan) Config() engine.Config { return p.cfg }
+
+// NewPlan validates everything before anything runs or is written:
+// options, spec (specDir: where its edits' "file" sources are relative
+// to), workspace, command and sandbox. ctx bounds the wait for the
+// workspace lock when an interrupted in-place run must be recovered
+// first. A refusal is an *Error (or ctx's error).
+func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) (*Plan, error) {
+	command := o.Command
+	if len(command) == 0 {
+		command = spec.Command
+	}
+	if len(command) == 0 {
+		return nil, Usage("no command: give one after --, or \"command\" in the spec")
+	}
+	ws, subdir, err := ResolveWorkspace(o.Dir, o.Cwd)
+	if err != nil {
+		return nil, Usage("%v", err)
+	}
+	root, storeErr := snap.DefaultRoot()
+	store := snap.Store{Root: root}
+	if storeErr == nil {
+		if err := recoverWorkspace(ctx, store, ws, &o); err != nil {
+			return nil, err
+		}
+	}
+	bases := &baseResolver{store: store, storeErr: storeErr, ws: ws, resolved: map[string]string{}}
+	hyps, err := engine.Resolve(spec, specDir, ws, bases.resolve)
+	if err != nil {
+		return nil, Usage("%v", err)
+	}
+	if o.Baseline {
+		hyps = withBaseline(hyps)
+	}
+	timeout := DefaultTimeout
+	if spec.Timeout != "" {
+		if timeout, err = ParseTimeout(spec.Timeout); err != nil {
+			return nil, Usage("--timeout %q: %v", spec.Timeout, err)
+		}
+	}
+	if o.Timeout < 0 {
+		return nil, Usage("--timeout %s: want a positive duration such as 90s or 5m", o.Timeout)
+	}
+	if o.Timeout > 0 {
+		timeout = o.Timeout
+	}
+	jobs := runtime.NumCPU()
+	if spec.Jobs > 0 {
+		jobs = spec.Jobs
+	}
+	if o.Jobs < 0 {
+		return nil, Usage("-j %d: want a positive number", o.Jobs)
+	}
+	if o.Jobs > 0 {
+		jobs = o.Jobs
+	}
+	net, tmp, err := netTmp(o, spec)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := ParseMode(string(o.Mode))
+	if err != nil {
+		return nil, Usage("--mode %q: %v", o.Mode, err)
+	}
+	o.Mode = mode
+	if storeErr != nil {
+		return nil, Env("%v", storeErr)
+	}
+	env := os.Environ()
+	for k, v := range spec.Env {
+		env = append(env, k+"="+v)
+	}
+	specJSON, _ := json.MarshalIndent(spec, "", "  ")
+	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, notices: o.notices()}
+	p.cfg = engine.Config{
+		Workspace: ws, Subdir: subdir, Command: command, Hyps: hyps, Jobs: jobs, Timeout: timeout,
+		Env: env, Net: string(net), Tmp: string(tmp), JUnit: spec.JUnit, Keep: o.Keep, Apply: o.Apply,
+		NewParser:  func(cmd []string) engine.TestParser { return parse.NewStream(cmd) },
+		ParseJUnit: parse.ParseJUnit,
+		// The state dir may lie inside the checkout (a workspace at $HOME):
+		// its records change during every run and are not sources.
+		ScanExclude: []string{root},
+	}
+	if p.cfg.Sandbox, err = newSandbox(&o, net, tmp, store, ws); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// withBaseline adds a hypothesis "baseline" with no edits, first, unless
+// there is a baseline or a hypothesis of that name.
+func withBaseline(hyps []engine.Hypothesis) []engine.Hypothesis {
+	for _, h := range hyps {
+		if h.IsBaseline() || h.Name == "baseline" {
+			return hyps
+		}
+	}
+	return append([]engine.Hypothesis{{Name: "baseline"}}, hyps...)
+}
+
+// netTmp is the run's network and /tmp: the options' over the spec's over
+// the defaults, each validated by ParseNet / ParseTmp.
+func netTmp(o Options, spec *engine.Spec) (Net, Tmp, error) {
+	net, tmp := o.Net, o.Tmp
+	var err error
+	if net == "" {
+		if net, err = ParseNet(spec.Net); err != nil {
+			return "", "", Usage("--net %q: %v", spec.Net, err)
+		}
+	}
+	if tmp == "" {
+		if tmp, err = ParseTmp(spec.Tmp); err != nil {
+			return "", "", Usage("--tmp %q: %v", spec.Tmp, err)
+		}
+	}
+	if _, err := ParseNet(string(net)); err != nil {
+		return "", "", Usage("--net %q: %v", net, err)
+	}
+	if _, err := ParseTmp(string(tmp)); err != nil {
+		return "", "", Usage("--tmp %q: %v", tmp, err)
+	}
+	if net == "" {
+		net = NetHost
+	}
+	if tmp == "" {
+		tmp = TmpShared
+	}
+	return net, tmp, nil
+}

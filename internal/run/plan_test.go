@@ -1,0 +1,161 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+func mustSpec(t *testing.T, js string) *engine.Spec {
+	t.Helper()
+	s, err := engine.DecodeSpec([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// planIn plans spec in a fresh workspace and state dir, in place (no
+// probe needed).
+func planIn(t *testing.T, js string, o Options) (*Plan, error) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o.Cwd == "" {
+		o.Cwd = ws
+	}
+	if o.Mode == "" {
+		o.Mode = ModeInplace
+	}
+	return NewPlan(context.Background(), mustSpec(t, js), ws, o)
+}
+
+func TestParseValues(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Mode
+		ok   bool
+	}{{"", ModeAuto, true}, {"auto", ModeAuto, true}, {"overlay", ModeOverlay, true}, {"inplace", ModeInplace, true}, {"fast", "", false}, {"Overlay", "", false}} {
+		if m, err := ParseMode(c.in); m != c.want || (err == nil) != c.ok {
+			t.Errorf("ParseMode(%q) = %q, %v", c.in, m, err)
+		}
+	}
+	if _, err := ParseNet("lan"); err == nil {
+		t.Error("ParseNet(lan) accepted")
+	}
+	if n, err := ParseNet("isolated"); n != NetIsolated || err != nil {
+		t.Errorf("ParseNet(isolated) = %q, %v", n, err)
+	}
+	if _, err := ParseTmp("ram"); err == nil {
+		t.Error("ParseTmp(ram) accepted")
+	}
+	for _, bad := range []string{"soon", "0s", "-5m", ""} {
+		if _, err := ParseTimeout(bad); err == nil {
+			t.Errorf("ParseTimeout(%q) accepted", bad)
+		}
+	}
+	var d time.Duration
+	if err := (TimeoutValue{D: &d}).Set("90s"); err != nil || d != 90*time.Second {
+		t.Errorf("TimeoutValue.Set(90s) = %v, %v", d, err)
+	}
+	var m Mode
+	if err := m.Set("copy-on-write"); err == nil {
+		t.Error("Mode.Set accepted a mode that does not exist")
+	}
+}
+
+func TestPlanPrecedence(t *testing.T) {
+	const spec = `{"command":["spec-cmd"],"timeout":"2m","jobs":3,"net":"host","tmp":"shared","hypotheses":[{"name":"a","edits":[{"path":"a.txt","content":"b"}]}]}`
+	p, err := planIn(t, spec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Config()
+	if c.Timeout != 2*time.Minute || c.Jobs != 3 || c.Net != "host" || c.Tmp != "shared" || strings.Join(c.Command, " ") != "spec-cmd" {
+		t.Errorf("the spec's values were not used: %+v", c)
+	}
+	p, err = planIn(t, spec, Options{Timeout: time.Minute, Jobs: 5, Command: []string{"flag-cmd", "x"}, Baseline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = p.Config()
+	if c.Timeout != time.Minute || c.Jobs != 5 || strings.Join(c.Command, " ") != "flag-cmd x" {
+		t.Errorf("the options did not win over the spec: %+v", c)
+	}
+	if names := hypNames(p.Hypotheses()); strings.Join(names, ",") != "baseline,a" {
+		t.Errorf("--baseline: hypotheses %v", names)
+	}
+	p, err = planIn(t, `{"command":["c"],"hypotheses":[{"name":"a"}]}`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Config(); c.Timeout != DefaultTimeout || c.Jobs != runtime.NumCPU() || c.Net != "host" || c.Tmp != "shared" {
+		t.Errorf("defaults: %+v", c)
+	}
+	if p.Config().Sandbox.Mode() != "inplace" || !p.Recorded() {
+		t.Errorf("sandbox %s, recorded %v", p.Config().Sandbox.Mode(), p.Recorded())
+	}
+	// A baseline already there is not added twice.
+	p, err = planIn(t, `{"command":["c"],"hypotheses":[{"name":"none"},{"name":"a","edits":[{"path":"a.txt","content":"b"}]}]}`, Options{Baseline: true})
+	if err != nil || len(p.Hypotheses()) != 2 {
+		t.Errorf("baseline added over an existing one: %v %v", err, p)
+	}
+}
+
+func TestPlanRefusals(t *testing.T) {
+	const ok = `{"command":["c"],"hypotheses":[{"name":"a"}]}`
+	for _, c := range []struct {
+		name, spec string
+		o          Options
+		code       int
+		want       string
+	}{
+		{"no command", `{"hypotheses":[{"name":"a"}]}`, Options{}, ExitUsage, "no command"},
+		{"option net", ok, Options{Net: "lan"}, ExitUsage, `--net "lan"`},
+		{"bad mode", ok, Options{Mode: "fast"}, ExitUsage, `--mode "fast"`},
+		{"jobs", ok, Options{Jobs: -1}, ExitUsage, "-j -1"},
+		{"missing workspace", ok, Options{Dir: "/nonexistent/ws"}, ExitUsage, "/nonexistent/ws"},
+		{"missing edit source", `{"command":["c"],"hypotheses":[{"name":"x","edits":[{"path":"a.txt","file":"nope.txt"}]}]}`, Options{}, ExitUsage, `"x"`},
+		{"isolated in place", ok, Options{Net: NetIsolated}, ExitEnv, "--net isolated needs overlay mode"},
+		{"private tmp in place", ok, Options{Tmp: TmpPrivate}, ExitEnv, "--tmp private needs overlay mode"},
+		{"freeze in place", ok, Options{Freeze: true}, ExitEnv, "--freeze needs overlay mode"},
+		{"keep in place", ok, Options{Keep: true}, ExitEnv, "--keep needs overlay mode"},
+	} {
+		_, err := planIn(t, c.spec, c.o)
+		var re *Error
+		if !errors.As(err, &re) || re.Code != c.code || !strings.Contains(re.Error(), c.want) {
+			t.Errorf("%s: got %v (%#v), want exit %d naming %s", c.name, err, re, c.code, c.want)
+		}
+	}
+}
+
+// Planning writes nothing: a refused plan leaves no state dir behind.
+func TestRefusedPlanWritesNothing(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	ws := t.TempDir()
+	_, err := NewPlan(context.Background(), mustSpec(t, `{"hypotheses":[{"name":"a"}]}`), ws, Options{Cwd: ws, Mode: ModeInplace})
+	if err == nil {
+		t.Fatal("no command accepted")
+	}
+	if ents, _ := os.ReadDir(state); len(ents) != 0 {
+		t.Errorf("a refused plan wrote %v", ents)
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	e := &Error{Code: ExitEnv, Msg: "overlay mode is unavailable", Reason: "create namespaces failed: EPERM", Fix: "sysctl x=1"}
+	if got := e.Error(); got != "overlay mode is unavailable: create namespaces failed: EPERM\nfix: sysctl x=1" {
+		t.Errorf("Error() = %q", got)
+	}
+}

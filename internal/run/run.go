@@ -1,0 +1,70 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
+)
+
+// Run records the run (unless the options said not to), runs it with the
+// given event consumers after the recorder, and finishes the record. An
+// error means the run could not start (the record or --freeze's copy
+// failed); a run that ends, however it ends, is a report.
+func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Report, error) {
+	now := time.Now()
+	cfg := p.cfg
+	cfg.RunID = snap.NewRunID(now)
+	var fix func(engine.Event) // --freeze: first to see the report
+	if p.freeze {
+		var cleanup func()
+		var err error
+		if fix, cleanup, err = p.startFreeze(&cfg); err != nil {
+			return nil, err
+		}
+		defer cleanup()
+	}
+	var rec *snap.Run
+	if !p.noRecord {
+		var err error
+		rec, err = p.store.NewRunRetry(snap.Meta{Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
+			Command: cfg.Command, StartedAt: now.UTC(), PID: os.Getpid(), Hypotheses: hypNames(cfg.Hyps), Freeze: p.freeze}, p.specJSON)
+		if err != nil {
+			return nil, err
+		}
+		cfg.RunID = rec.ID
+		p.recordInputs(rec, &cfg)
+		cfg.LogDir = filepath.Join(rec.Dir, "hyps")
+		sinks = append([]func(engine.Event){func(ev engine.Event) { _ = rec.AppendEvent(ev) }}, sinks...)
+	} else {
+		dir, err := os.MkdirTemp("", "shadow-"+cfg.RunID+"-")
+		if err != nil {
+			return nil, err
+		}
+		cfg.LogDir = dir
+	}
+	if fix != nil {
+		sinks = append([]func(engine.Event){fix}, sinks...)
+	}
+	cfg.Emit = engine.Fanout(sinks...)
+	rep := engine.Run(ctx, cfg)
+	if rec != nil {
+		if err := rec.Finish(rep); err != nil {
+			fmt.Fprintln(p.notices, "shadow: record the report:", err)
+		}
+	}
+	return rep, nil
+}
+
+// ExitCode is the exit code of a run that ended with rep: ExitWinner when
+// a hypothesis passed (and --apply, if asked, wrote it), else ExitNone.
+func ExitCode(rep *engine.Report) int {
+	if rep.Winner == nil || rep.ApplyError != "" {
+		return ExitNone
+	}
+	return ExitWinner
+}
