@@ -2,43 +2,57 @@ package engine
 
 import "sort"
 
-// Rank orders results as DESIGN.md §4 says: passed before not passed, then
-// fewer failing tests, more passing tests, fewer changed lines, spec order.
-// It also fills in each result's rank and its fixed/broken tests against
-// the first baseline hypothesis. hyps is in spec order, as results is on
-// entry.
+// Tiers of DESIGN §4, best first.
+const (
+	tierPassed       = iota // passed, not disqualified (with --confirm: not failed a rerun)
+	tierDisqualified        // passed, but changed the judge or lost tests
+	tierCounted             // ran to the end with test counts
+	tierNoCounts            // ran to the end, no counts (or no tests where others ran some)
+	tierAborted             // timed out, error, cancelled
+)
+
+// Rank orders results as DESIGN.md §4 says, in tiers: passed and not
+// disqualified; passed and disqualified; the rest that ran to the end with
+// known counts; no counts (a run that collected no tests where another ran
+// some is counted here); timed out, error, cancelled. Within a tier: fewer
+// failing tests, more passing tests, fewer changed lines, spec order (a
+// candidate that failed a --confirm rerun ranks first among the failed).
+//
+// It also fills in each result's verdict against the first baseline
+// hypothesis: fixed, broken, edits_tests, lost_tests, disqualified and
+// ties_with. hyps is in spec order, as results is on entry, and names the
+// baseline (IsBaseline). Rank may be called again on the same results.
 func Rank(results []*Result, hyps []Hypothesis) {
 	order := make(map[string]int, len(results))
 	for i, r := range results {
 		order[r.Name] = i
 	}
-	var base *Result
-	for i, h := range hyps {
-		if h.IsBaseline() && i < len(results) {
-			base = results[i]
-			break
+	base := baselineOf(results, hyps)
+	var baseChanged map[string]bool
+	flaky := map[string]bool{}
+	if base != nil {
+		baseChanged = set(base.judgeChanged)
+		for _, n := range base.Flaky {
+			flaky[n] = true
 		}
 	}
+	anyRan := false
 	for _, r := range results {
-		r.Fixed, r.Broken = []string{}, []string{}
-		if base == nil || r == base || base.Tests == nil || r.Tests == nil {
-			continue
-		}
-		for _, n := range sortedKeys(base.failedTests) {
-			if r.passedTests[n] {
-				r.Fixed = append(r.Fixed, n)
-			}
-		}
-		for _, n := range sortedKeys(base.passedTests) {
-			if r.failedTests[n] {
-				r.Broken = append(r.Broken, n)
-			}
-		}
+		anyRan = anyRan || ran(r) > 0
+	}
+	for _, r := range results {
+		verdict(r, base, baseChanged, flaky, anyRan)
+	}
+	for _, r := range results {
+		r.tier = tierOf(r, anyRan)
 	}
 	sort.SliceStable(results, func(i, j int) bool {
 		a, b := results[i], results[j]
-		if pa, pb := a.Status == StatusPassed, b.Status == StatusPassed; pa != pb {
-			return pa
+		if a.tier != b.tier {
+			return a.tier < b.tier
+		}
+		if a.confirmFailed != b.confirmFailed {
+			return a.confirmFailed
 		}
 		if fa, fb := failedCount(a), failedCount(b); fa != fb {
 			return fa < fb
@@ -51,9 +65,100 @@ func Rank(results []*Result, hyps []Hypothesis) {
 		}
 		return order[a.Name] < order[b.Name]
 	})
+	fillTies(results)
 	for i, r := range results {
 		r.Rank = i + 1
 	}
+}
+
+// Leader is the first result of the first tier after Rank, or nil: the
+// winner, unless --confirm reruns still have to confirm it.
+func Leader(results []*Result) *Result {
+	for _, r := range results {
+		if r.tier == tierPassed && r.Status == StatusPassed {
+			return r
+		}
+	}
+	return nil
+}
+
+func baselineOf(results []*Result, hyps []Hypothesis) *Result {
+	for _, h := range hyps {
+		if !h.IsBaseline() {
+			continue
+		}
+		for _, r := range results {
+			if r.Name == h.Name {
+				return r
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// verdict fills r's fields measured against the baseline.
+func verdict(r, base *Result, baseChanged, baseFlaky map[string]bool, anyRan bool) {
+	flaky := baseFlaky
+	if len(r.Flaky) > 0 {
+		flaky = map[string]bool{}
+		for n := range baseFlaky {
+			flaky[n] = true
+		}
+		for _, n := range r.Flaky {
+			flaky[n] = true
+		}
+	}
+	r.Fixed, r.Broken = fixedBroken(base, r, flaky)
+
+	// Run-time changes the baseline's own command also made are the test
+	// suite's doing (a test that writes a fixture), not the candidate's.
+	edits := append([]string{}, r.judgeProposed...)
+	if r != base {
+		for _, p := range r.judgeChanged {
+			if !baseChanged[p] {
+				edits = append(edits, p)
+			}
+		}
+	}
+	r.EditsTests = sortedUnique(edits)
+
+	r.LostTests = nil
+	var lost []string
+	var why string
+	switch {
+	case base == nil || base.Tests == nil:
+	case r == base:
+		zero := 0
+		r.LostTests = &zero
+	default:
+		var n int
+		n, lost, why = lostTests(base, r)
+		r.LostTests = &n
+	}
+	r.Disqualified = nil
+	if r.Status == StatusPassed && !r.allowTestEdits {
+		r.Disqualified = disqualify(r, why, lost, anyRan)
+	}
+}
+
+func tierOf(r *Result, anyRan bool) int {
+	switch r.Status {
+	case StatusPassed, StatusFailed:
+	default:
+		return tierAborted
+	}
+	switch {
+	case r.Tests != nil && ran(r) == 0 && anyRan:
+		return tierNoCounts
+	case r.Status == StatusPassed && r.Disqualified != nil:
+		return tierDisqualified
+	case r.Status == StatusPassed:
+		return tierPassed
+	case r.Tests == nil:
+		return tierNoCounts
+	}
+	return tierCounted
 }
 
 func failedCount(r *Result) int {
@@ -74,6 +179,19 @@ func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedUnique(s []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
 	}
 	sort.Strings(out)
 	return out

@@ -13,20 +13,27 @@ import (
 // tail of each hypothesis that did not pass.
 func WriteText(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "$ %s   (%d hypothesis(es), %s mode, on %s)\n", shellJoin(r.Command), len(r.Hypotheses), r.Mode, shortPath(r.Workspace))
+	if len(r.BaselineFlaky) > 0 {
+		fmt.Fprintf(w, "the baseline is flaky: %s changed outcome across its runs; they count as neither fixed nor broken\n", listShort(r.BaselineFlaky, 5))
+	}
 	width := 4
 	for _, h := range r.Hypotheses {
 		width = max(width, len(h.Name))
 	}
 	for _, h := range r.Hypotheses {
 		fmt.Fprintf(w, "  %-*s  %-10s in %6.1fs  %s  ~%d changed line(s)", width, h.Name, statusCell(h), float64(h.DurationMS)/1000, countsCell(h), h.ChangedLines)
-		if fb := fixedBroken(h); fb != "" {
+		if fb := fixesCell(h); fb != "" {
 			fmt.Fprintf(w, "  %s", fb)
 		}
 		if r.Winner != nil && *r.Winner == h.Name {
 			fmt.Fprint(w, "  <- winner")
 		}
+		for _, m := range rowMarks(h) {
+			fmt.Fprintf(w, "  [%s]", m)
+		}
 		fmt.Fprintln(w)
 	}
+	writeVerdictNotes(w, r)
 	if r.Stale {
 		fmt.Fprintf(w, "stale: the checkout changed while the run went on (%s); results may not match it\n", listShort(r.StalePaths, 5))
 	}
@@ -34,9 +41,9 @@ func WriteText(w io.Writer, r *Report) {
 		fmt.Fprintln(w, "cancelled: the run was interrupted")
 	}
 	if r.Winner == nil {
-		fmt.Fprintln(w, "no hypothesis passed")
+		fmt.Fprintln(w, noWinnerLine(r))
 	} else {
-		fmt.Fprintf(w, "winner: %s\n", *r.Winner)
+		fmt.Fprintf(w, "winner: %s%s\n", *r.Winner, confirmedNote(r))
 		for _, h := range r.Hypotheses {
 			if h.Name == *r.Winner {
 				io.WriteString(w, h.Diff)
@@ -93,7 +100,7 @@ func countsCell(h *Result) string {
 	return s
 }
 
-func fixedBroken(h *Result) string {
+func fixesCell(h *Result) string {
 	var parts []string
 	if len(h.Fixed) > 0 {
 		parts = append(parts, fmt.Sprintf("fixes %d", len(h.Fixed)))

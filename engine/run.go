@@ -32,8 +32,16 @@ type Config struct {
 	// shadow's own state when it lies inside the checkout.
 	ScanExclude []string
 	Apply       bool // write the winner into the checkout
-	Sandbox     Sandbox
-	Emit        func(Event)
+	// TestPaths are globs naming the test files (nil: DefaultTestPaths);
+	// AllowTestEdits lets a candidate that changes the judge or loses
+	// tests win (DESIGN §4).
+	TestPaths      []string
+	AllowTestEdits bool
+	// Confirm reruns the baseline and the leading candidate this many more
+	// times before a winner is named (--confirm N; 0 = none).
+	Confirm int
+	Sandbox Sandbox
+	Emit    func(Event)
 	// NewParser makes a test-output parser for a command; nil = no counts.
 	NewParser func(command []string) TestParser
 	// ParseJUnit reads a JUnit XML report; its counts win over the output's.
@@ -50,7 +58,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	if now == nil {
 		now = time.Now
 	}
-	em := &emitter{run: cfg.RunID, sink: cfg.Emit, now: now}
+	em := newEmitter(cfg.RunID, cfg.Emit, now)
 	started := now()
 	rep := &Report{
 		Schema: ReportSchema, Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
@@ -82,9 +90,12 @@ func Run(ctx context.Context, cfg Config) *Report {
 		// checkout: the scan must see it before the first one.
 		staleC <- ScanSources(cfg.Workspace, cfg.ScanExclude...)
 	}
+	jd := newJudge(cfg.TestPaths, commonPaths(cfg.Hyps))
 	results := make([]*Result, len(cfg.Hyps))
 	for i, h := range cfg.Hyps {
 		results[i] = newResult(h, orig, filepath.Join(cfg.LogDir, h.Name, "output.log"))
+		results[i].judgeProposed = jd.judgePaths(proposedPaths(h), false)
+		results[i].allowTestEdits = cfg.AllowTestEdits
 	}
 
 	sem := make(chan struct{}, jobs)
@@ -104,19 +115,27 @@ func Run(ctx context.Context, cfg Config) *Report {
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			runOne(ctx, &cfg, em, cfg.Hyps[i], results[i], now)
+			runOne(ctx, &cfg, em, jd, cfg.Hyps[i], results[i], now)
+			rc := *results[i]
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: &rc})
 		}(i)
 	}
 	wg.Wait()
 
+	Rank(results, cfg.Hyps)
+	if cfg.Confirm > 0 && ctx.Err() == nil {
+		confirm(ctx, &cfg, em, jd, results, now)
+		if base := baselineOf(results, cfg.Hyps); base != nil {
+			rep.BaselineFlaky = base.Flaky
+		}
+	}
 	rep.Cancelled = ctx.Err() != nil
 	rep.StalePaths = (<-staleC).Changed(cfg.Workspace)
 	rep.Stale = len(rep.StalePaths) > 0
-	Rank(results, cfg.Hyps)
 	rep.Hypotheses = results
-	if len(results) > 0 && results[0].Status == StatusPassed {
-		w := results[0].Name
-		rep.Winner = &w
+	if w := Leader(results); w != nil && (cfg.Confirm == 0 || w.confirmed) {
+		name := w.Name
+		rep.Winner = &name
 	}
 	if cfg.Apply && rep.Winner != nil && !rep.Cancelled {
 		for _, h := range cfg.Hyps {
@@ -136,7 +155,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 }
 
 func newResult(h Hypothesis, orig map[string]FileState, log string) *Result {
-	r := &Result{Name: h.Name, Status: StatusQueued, Fixed: []string{}, Broken: []string{}, Files: []string{}, Log: log}
+	r := &Result{Name: h.Name, Status: StatusQueued, Files: []string{}, Log: log, EditsTests: []string{}, TiesWith: []string{}}
 	var diff []byte
 	for _, f := range h.Files {
 		o := orig[f.Path]
@@ -158,7 +177,9 @@ func newResult(h Hypothesis, orig map[string]FileState, log string) *Result {
 	return r
 }
 
-func runOne(ctx context.Context, cfg *Config, em *emitter, h Hypothesis, r *Result, now func() time.Time) {
+// runOne runs one hypothesis once and fills r with what it showed; the
+// caller sends hyp_finished. em stamps the events of a rerun.
+func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothesis, r *Result, now func() time.Time) {
 	start := now()
 	r.Status = StatusRunning
 	em.emit(Event{Kind: KindHypStarted, Hyp: h.Name})
@@ -184,13 +205,13 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, h Hypothesis, r *Resu
 	}
 	defer cancel()
 	job := Job{
-		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: h, Command: cfg.Command, Env: cfg.Env,
+		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: h.WithCommon(), Command: cfg.Command, Env: cfg.Env,
 		Net: cfg.Net, Tmp: cfg.Tmp, Output: out,
 	}
 	if cfg.JUnit != "" {
 		job.Collect = []string{path.Join(cfg.Subdir, cfg.JUnit)}
 	}
-	if cfg.Keep && cfg.LogDir != "" {
+	if cfg.Keep && cfg.LogDir != "" && em.attempt == 0 {
 		job.KeepDir = filepath.Join(cfg.LogDir, h.Name, "upper")
 	}
 	o, err := cfg.Sandbox.Run(hctx, job)
@@ -239,12 +260,23 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, h Hypothesis, r *Resu
 	}
 	r.Tests = toTests(summary)
 	if summary != nil {
+		r.Tests.Unit = summary.Unit
 		r.passedTests = set(summary.PassedTests)
 		r.failedTests = set(summary.FailedTests)
 	}
-	// Consumers get a copy: ranking later fills in rank, fixed and broken.
-	rc := *r
-	em.emit(Event{Kind: KindHypFinished, Hyp: h.Name, Result: &rc})
+	// Exit 0 after failing tests (candidate code calling os._exit(0), a
+	// wrapper that drops the status) is not a pass (DESIGN §4).
+	if r.Status == StatusPassed && r.Tests != nil && r.Tests.Failed > 0 {
+		r.Status = StatusFailed
+	}
+	if err == nil {
+		r.judgeChanged = jd.judgePaths(o.Changed, true)
+	}
+	r.Runs, r.Passes = 1, 0
+	if r.Status == StatusPassed {
+		r.Passes = 1
+	}
+	r.attempts = []attempt{{passed: r.Status == StatusPassed, counted: r.Tests != nil, failed: r.failedTests}}
 }
 
 func set(names []string) map[string]bool {

@@ -127,6 +127,16 @@ func (s *Spec) Validate() error {
 			return err
 		}
 	}
+	if s.Common != nil {
+		c := SpecHyp{Edits: s.Common.Edits, Delete: s.Common.Delete, Patch: s.Common.Patch}
+		if err := c.validate(); err != nil {
+			var se *SpecError
+			if errors.As(err, &se) {
+				se.Field = "common." + se.Field
+			}
+			return err
+		}
+	}
 	return s.validateSettings()
 }
 
@@ -211,6 +221,14 @@ func (s *Spec) validateSettings() error {
 			return fail("env", "variable name %q holds '=' or NUL", k)
 		case strings.ContainsRune(v, 0):
 			return fail("env", "value of %s holds NUL", k)
+		}
+	}
+	if s.Confirm < 0 || s.Confirm > MaxConfirm {
+		return fail("confirm", "must be 0 to %d reruns, got %d", MaxConfirm, s.Confirm)
+	}
+	for i, g := range s.TestPaths {
+		if msg := checkGlob(g); msg != "" {
+			return fail(fmt.Sprintf("test_paths[%d]", i), "%s", msg)
 		}
 	}
 	if strings.ContainsFunc(s.JUnit, isControl) {
@@ -335,9 +353,13 @@ func (w shapeWalker) walk(t reflect.Type, path string) error {
 		t = t.Elem()
 	}
 	want := map[reflect.Kind]string{reflect.Struct: "an object", reflect.Map: "an object",
-		reflect.Slice: "an array", reflect.String: "a string", reflect.Int: "an integer"}[t.Kind()]
+		reflect.Slice: "an array", reflect.String: "a string", reflect.Int: "an integer", reflect.Bool: "true or false"}[t.Kind()]
 	wrong := &shapeErr{path, "must be " + want}
 	switch t.Kind() {
+	case reflect.Bool:
+		if _, ok := tok.(bool); !ok {
+			return wrong
+		}
 	case reflect.String:
 		if _, ok := tok.(string); !ok {
 			return wrong
@@ -453,7 +475,7 @@ func Resolve(spec *Spec, specDir, workspace string, bases BaseResolver) ([]Hypot
 	}
 	out := make([]Hypothesis, 0, len(spec.Hypotheses))
 	for i := range spec.Hypotheses {
-		h, err := resolveHyp(&spec.Hypotheses[i], specDir, workspace, bases)
+		h, err := resolveHyp(&spec.Hypotheses[i], spec.Common, specDir, workspace, bases)
 		if err != nil {
 			return nil, err
 		}
@@ -469,10 +491,25 @@ type view struct {
 	hyp     string
 	files   map[string]File
 	deletes map[string]bool
+	// common marks the paths whose current file or delete came from the
+	// spec's common part (inCommon while it is applied); the hypothesis's
+	// own write or delete of such a path makes it its own.
+	common   map[string]bool
+	inCommon bool
+	prefix   string // "common." while the common part is applied
 }
 
 func (v *view) fail(field, format string, args ...any) error {
-	return &SpecError{Hyp: v.hyp, Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &SpecError{Hyp: v.hyp, Field: v.prefix + field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// mark records who set p: the common part or the hypothesis.
+func (v *view) mark(p string) {
+	if v.inCommon {
+		v.common[p] = true
+	} else {
+		delete(v.common, p)
+	}
 }
 
 // lstat looks a workspace-relative path up in the checkout; a missing path
@@ -570,6 +607,7 @@ func (v *view) existingMode(p string) os.FileMode {
 func (v *view) write(p string, content []byte, mode os.FileMode) {
 	delete(v.deletes, p)
 	v.files[p] = File{Path: p, Content: content, Mode: mode}
+	v.mark(p)
 }
 
 // remove deletes p (rm -rf) on top of the view.
@@ -603,6 +641,7 @@ func (v *view) remove(field, p string) error {
 		}
 	}
 	v.deletes[p] = true
+	v.mark(p)
 	return nil
 }
 
@@ -638,11 +677,30 @@ func (v *view) read(p string) ([]byte, bool, error) {
 	return b, err == nil, err
 }
 
-func resolveHyp(h *SpecHyp, specDir, workspace string, bases BaseResolver) (Hypothesis, error) {
-	v := &view{ws: workspace, hyp: h.Name, files: map[string]File{}, deletes: map[string]bool{}}
+// resolveHyp builds one hypothesis in DESIGN §2's order: the checkout,
+// the base chain, the spec's common part, then its own edits, deletes and
+// patch.
+func resolveHyp(h *SpecHyp, common *SpecCommon, specDir, workspace string, bases BaseResolver) (Hypothesis, error) {
+	v := &view{ws: workspace, hyp: h.Name, files: map[string]File{}, deletes: map[string]bool{}, common: map[string]bool{}}
 	if err := v.loadBase(h.Base, bases); err != nil {
 		return Hypothesis{}, err
 	}
+	if common != nil {
+		v.prefix, v.inCommon = "common.", true
+		if err := v.apply(&SpecHyp{Name: h.Name, Edits: common.Edits, Delete: common.Delete, Patch: common.Patch}, specDir); err != nil {
+			return Hypothesis{}, err
+		}
+		v.prefix, v.inCommon = "", false
+	}
+	if err := v.apply(h, specDir); err != nil {
+		return Hypothesis{}, err
+	}
+	return v.result(), nil
+}
+
+// apply lays one set of proposals (a hypothesis's own, or the spec's
+// common part) over the view.
+func (v *view) apply(h *SpecHyp, specDir string) error {
 
 	// The patch reads the base view, so apply it before the edits land;
 	// overlapping proposals are refused below anyway.
@@ -650,7 +708,7 @@ func resolveHyp(h *SpecHyp, specDir, workspace string, bases BaseResolver) (Hypo
 	if h.Patch != "" {
 		var err error
 		if changes, err = ApplyPatch(h.Patch, v.read); err != nil {
-			return Hypothesis{}, v.fail("patch", "%v", err)
+			return v.fail("patch", "%v", err)
 		}
 		// A rename or copy keeps its source's mode; read it before the
 		// source is deleted or edited.
@@ -661,13 +719,13 @@ func resolveHyp(h *SpecHyp, specDir, workspace string, bases BaseResolver) (Hypo
 		}
 	}
 	if err := checkOverlaps(h, changes, v); err != nil {
-		return Hypothesis{}, err
+		return err
 	}
 
 	for i, e := range h.Edits {
 		field := fmt.Sprintf("edits[%d]", i)
 		if err := v.checkTarget(field+".path", e.Path); err != nil {
-			return Hypothesis{}, err
+			return err
 		}
 		var content []byte
 		var err error
@@ -682,11 +740,11 @@ func resolveHyp(h *SpecHyp, specDir, workspace string, bases BaseResolver) (Hypo
 				src = filepath.Join(specDir, src)
 			}
 			if content, err = os.ReadFile(src); err != nil {
-				return Hypothesis{}, v.fail(field+".file", "cannot read %s: %v", e.File, pathErr(err))
+				return v.fail(field+".file", "cannot read %s: %v", e.File, pathErr(err))
 			}
 		}
 		if err != nil {
-			return Hypothesis{}, v.fail(field+".content_base64", "invalid base64: %v", err)
+			return v.fail(field+".content_base64", "invalid base64: %v", err)
 		}
 		mode, _ := parseMode(e.Mode) // checked by Validate
 		if e.Mode == "" {
@@ -696,19 +754,19 @@ func resolveHyp(h *SpecHyp, specDir, workspace string, bases BaseResolver) (Hypo
 	}
 	for i, p := range h.Delete {
 		if err := v.remove(fmt.Sprintf("delete[%d]", i), p); err != nil {
-			return Hypothesis{}, err
+			return err
 		}
 	}
 	for _, c := range changes {
 		field := fmt.Sprintf("patch (%s)", c.Path)
 		if c.Deleted {
 			if err := v.remove(field, c.Path); err != nil {
-				return Hypothesis{}, err
+				return err
 			}
 			continue
 		}
 		if err := v.checkTarget(field, c.Path); err != nil {
-			return Hypothesis{}, err
+			return err
 		}
 		mode := c.Mode
 		if mode == 0 {
@@ -716,7 +774,7 @@ func resolveHyp(h *SpecHyp, specDir, workspace string, bases BaseResolver) (Hypo
 		}
 		v.write(c.Path, c.Content, mode)
 	}
-	return v.result(), nil
+	return nil
 }
 
 // pathErr drops the path an *fs.PathError repeats, for shorter messages.
@@ -804,13 +862,23 @@ func checkOverlaps(h *SpecHyp, changes []PatchChange, v *view) error {
 
 func (v *view) result() Hypothesis {
 	h := Hypothesis{Name: v.hyp}
-	for _, f := range v.files {
-		h.Files = append(h.Files, f)
+	for p, f := range v.files {
+		if v.common[p] {
+			h.Common = append(h.Common, f)
+		} else {
+			h.Files = append(h.Files, f)
+		}
 	}
 	for p := range v.deletes {
-		h.Deletes = append(h.Deletes, p)
+		if v.common[p] {
+			h.CommonDeletes = append(h.CommonDeletes, p)
+		} else {
+			h.Deletes = append(h.Deletes, p)
+		}
 	}
 	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
+	sort.Slice(h.Common, func(i, j int) bool { return h.Common[i].Path < h.Common[j].Path })
 	sort.Strings(h.Deletes)
+	sort.Strings(h.CommonDeletes)
 	return h
 }

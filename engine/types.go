@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"sort"
 	"time"
 )
 
@@ -23,6 +24,25 @@ type Spec struct {
 	Net        string            `json:"net,omitempty"`
 	Tmp        string            `json:"tmp,omitempty"`
 	JUnit      string            `json:"junit,omitempty"`
+	// TestPaths are globs naming the test files (nil: DefaultTestPaths);
+	// with the runners' configuration and the common files they are the
+	// judge a candidate must not change (DESIGN §4).
+	TestPaths      []string `json:"test_paths,omitempty"`
+	AllowTestEdits bool     `json:"allow_test_edits,omitempty"`
+	// Confirm is how many more times the baseline and the leading
+	// candidate run before a winner is named (--confirm N).
+	Confirm int `json:"confirm,omitempty"`
+	// Common is applied to every hypothesis, the baseline included, after
+	// its base and before its own edits. Its files are the judge's.
+	Common *SpecCommon `json:"common,omitempty"`
+}
+
+// SpecCommon is the spec-level "common": edits, deletes and a patch every
+// hypothesis gets.
+type SpecCommon struct {
+	Edits  []SpecEdit `json:"edits,omitempty"`
+	Delete []string   `json:"delete,omitempty"`
+	Patch  string     `json:"patch,omitempty"`
 }
 
 // SpecHyp is one hypothesis as written in a spec.
@@ -46,14 +66,39 @@ type SpecEdit struct {
 
 // Hypothesis is a validated hypothesis: the final content of every file it
 // changes, relative to the checkout, and the paths it deletes.
+//
+// Files and Deletes are the hypothesis's own (its base chain and its own
+// edits): what is recorded, diffed and applied. Common and CommonDeletes
+// are the spec's "common" part it runs with but does not propose (the
+// judge's files): the sandbox gets both (Job.Hyp is WithCommon), --apply
+// and the records only the own part.
 type Hypothesis struct {
-	Name    string
-	Files   []File   // sorted by Path
-	Deletes []string // sorted; workspace-relative, '/'-separated
+	Name          string
+	Files         []File   // sorted by Path
+	Deletes       []string // sorted; workspace-relative, '/'-separated
+	Common        []File   // sorted by Path; never also in Files
+	CommonDeletes []string // sorted; never also in Deletes
 }
 
-// IsBaseline reports whether the hypothesis changes nothing.
+// IsBaseline reports whether the hypothesis changes nothing of its own
+// (the spec's common part does not count).
 func (h Hypothesis) IsBaseline() bool { return len(h.Files) == 0 && len(h.Deletes) == 0 }
+
+// WithCommon is what the command must see: the common files and deletes
+// merged with the hypothesis's own, in Files and Deletes, and Common and
+// CommonDeletes empty. The two sets never share a path (Resolve keeps the
+// hypothesis's own version of a path it also got from common).
+func (h Hypothesis) WithCommon() Hypothesis {
+	if len(h.Common) == 0 && len(h.CommonDeletes) == 0 {
+		return h
+	}
+	out := Hypothesis{Name: h.Name}
+	out.Files = append(append(out.Files, h.Files...), h.Common...)
+	out.Deletes = append(append(out.Deletes, h.Deletes...), h.CommonDeletes...)
+	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Path < out.Files[j].Path })
+	sort.Strings(out.Deletes)
+	return out
+}
 
 // File is one file a hypothesis writes.
 type File struct {
@@ -193,6 +238,19 @@ type Result struct {
 	// Per-test outcomes, used for fixed/broken; not part of the JSON.
 	passedTests map[string]bool
 	failedTests map[string]bool
+	// What Rank works from (not part of the JSON; copies sent with
+	// hyp_finished carry them, so a consumer may Rank during the run):
+	// judgeProposed, the judge files among the hypothesis's own writes and
+	// deletes; judgeChanged, those its command changed at run time;
+	// allowTestEdits from the run; attempts, one per run (--confirm);
+	// confirmFailed, a candidate that failed a rerun; tier, Rank's.
+	judgeProposed  []string
+	judgeChanged   []string
+	allowTestEdits bool
+	attempts       []attempt
+	confirmFailed  bool
+	confirmed      bool
+	tier           int
 }
 
 // Report is the whole run (shadow.report/v1). Hypotheses are in rank order.
@@ -269,10 +327,16 @@ type Event struct {
 	Jobs       int      `json:"jobs,omitempty"`
 
 	// hyp_started, output, tests, hyp_finished
-	Hyp    string  `json:"hyp,omitempty"`
-	Text   string  `json:"text,omitempty"`
-	Tests  *Tests  `json:"tests,omitempty"`
-	Result *Result `json:"result,omitempty"`
+	Hyp string `json:"hyp,omitempty"`
+	// Attempt numbers the --confirm reruns of a hypothesis: absent (0) for
+	// its first run, 2, 3... for each rerun, whose hyp_started, output,
+	// tests and hyp_finished events carry it. A rerun's hyp_finished holds
+	// the hypothesis's result so far (runs, passes, flaky), replacing the
+	// earlier one.
+	Attempt int     `json:"attempt,omitempty"`
+	Text    string  `json:"text,omitempty"`
+	Tests   *Tests  `json:"tests,omitempty"`
+	Result  *Result `json:"result,omitempty"`
 
 	// run_finished
 	Report *Report `json:"report,omitempty"`

@@ -43,4 +43,9 @@ type Summary struct {
 	Skipped     int
 	FailedTests []string // names of failing tests where the output names them, in order seen, no duplicates
 	PassedTests []string // names of passing tests where the output names them
+	// Unit is "package" when the counts are of packages, not tests: plain
+	// `go test ./...` prints a line per package and names only failing
+	// tests, so passed/failed/skipped count ok/FAIL/no-test-files packages.
+	// "" means tests.
+	Unit string
 }

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// The verdict part of the text report: a mark per row (disqualified, flaky,
+// tie) and the notes under the table that say what the marks mean.
+
+// rowMarks are the bracketed marks after a row.
+func rowMarks(h *Result) []string {
+	var m []string
+	if h.Disqualified != nil {
+		m = append(m, "disqualified: "+*h.Disqualified)
+	} else if len(h.EditsTests) > 0 && h.Status == StatusPassed {
+		m = append(m, "changes tests, allowed: "+listShort(h.EditsTests, 3))
+	}
+	if h.Runs > 1 {
+		s := fmt.Sprintf("passed %d of %d runs", h.Passes, h.Runs)
+		if len(h.Flaky) > 0 {
+			s += ", flaky: " + listShort(h.Flaky, 3)
+		}
+		m = append(m, s)
+	}
+	if len(h.TiesWith) > 0 {
+		m = append(m, "ties with "+strings.Join(h.TiesWith, ", "))
+	}
+	return m
+}
+
+// writeVerdictNotes explains what the table cannot: lost tests that could
+// not be checked, and ties an agent should break with a new test.
+func writeVerdictNotes(w io.Writer, r *Report) {
+	checked := false
+	for _, h := range r.Hypotheses {
+		if h.LostTests != nil {
+			checked = true
+		}
+	}
+	if !checked && len(r.Hypotheses) > 0 {
+		fmt.Fprintln(w, "lost tests not checked: no baseline with test counts (add --baseline, or a hypothesis with no edits)")
+	}
+	seen := map[string]bool{}
+	for _, h := range r.Hypotheses {
+		if len(h.TiesWith) == 0 || seen[h.Name] {
+			continue
+		}
+		group := append([]string{h.Name}, h.TiesWith...)
+		for _, n := range group {
+			seen[n] = true
+		}
+		fmt.Fprintf(w, "tie: %s have the same test outcomes; a test that tells them apart would decide\n", strings.Join(group, ", "))
+	}
+}
+
+// noWinnerLine says why there is no winner.
+func noWinnerLine(r *Report) string {
+	var dq, unconfirmed []string
+	for _, h := range r.Hypotheses {
+		switch {
+		case h.Status == StatusPassed && h.Disqualified != nil:
+			dq = append(dq, h.Name)
+		case h.Runs > 1 && h.Passes > 0 && h.Passes < h.Runs:
+			unconfirmed = append(unconfirmed, h.Name)
+		}
+	}
+	switch {
+	case len(dq) > 0:
+		return fmt.Sprintf("no winner: only disqualified hypotheses passed (%s); --allow-test-edits lets a candidate that changes the tests win", strings.Join(dq, ", "))
+	case len(unconfirmed) > 0:
+		return fmt.Sprintf("no winner: %s passed, but not every --confirm rerun", strings.Join(unconfirmed, ", "))
+	}
+	for _, h := range r.Hypotheses {
+		if h.Status == StatusPassed {
+			return "no winner: no passing hypothesis was confirmed"
+		}
+	}
+	return "no hypothesis passed"
+}
+
+func confirmedNote(r *Report) string {
+	for _, h := range r.Hypotheses {
+		if h.Name == *r.Winner && h.Runs > 1 {
+			return fmt.Sprintf(" (confirmed: passed %d of %d runs)", h.Passes, h.Runs)
+		}
+	}
+	return ""
+}
