@@ -12,8 +12,11 @@ import (
 //   - -v: "--- PASS: TestX (0.00s)" lines, subtests indented; each counts,
 //     the same tests -json would count.
 //   - plain: only failing tests print "--- FAIL:" lines, passing packages
-//     print "ok  pkg". Failures are counted; passes are not knowable and stay
-//     0 (we do not invent a number for "ok" packages).
+//     print "ok  pkg". Passing tests are not knowable, so the counts are of
+//     packages (Unit "package"): ok packages passed, FAIL packages failed,
+//     "[no test files]" packages skipped; the failing tests are still
+//     named. A run is plain when it shows no "=== RUN", "--- PASS",
+//     "--- SKIP" line and no -json event.
 //
 // Names are "importpath.TestName/subtest" (e.g. "example.com/calc.TestSub/neg").
 // Text output names the package only after its tests (the "ok"/"FAIL pkg"
@@ -27,6 +30,8 @@ type goTest struct {
 	t       tally
 	pending []goPending    // text-mode outcomes waiting for their package line
 	jsonBad map[string]int // -json: failed tests per package
+	verbose bool           // -v or -json: every test is reported
+	pkgs    counts         // package lines: ok, FAIL, no test files
 }
 
 type goPending struct {
@@ -38,7 +43,16 @@ func newGoTest() *goTest { return &goTest{jsonBad: map[string]int{}} }
 
 func (g *goTest) framework() string { return "go" }
 func (g *goTest) recognised() bool  { return g.t.seen }
-func (g *goTest) live() counts      { return g.t.live() }
+func (g *goTest) live() counts {
+	if !g.verbose {
+		return g.pkgs
+	}
+	return g.t.live()
+}
+
+// plain reports whether the output is plain `go test` (package lines, and
+// test lines only for failures).
+func (g *goTest) plain() bool { return !g.verbose && g.pkgs != (counts{}) }
 
 type goEvent struct {
 	Action  string
@@ -52,6 +66,9 @@ func (g *goTest) line(s string) {
 		return
 	}
 	trim := strings.TrimLeft(s, " \t")
+	if strings.HasPrefix(trim, "=== RUN ") || strings.HasPrefix(trim, "--- PASS: ") || strings.HasPrefix(trim, "--- SKIP: ") {
+		g.verbose = true
+	}
 	if strings.HasPrefix(trim, "--- ") {
 		var o int
 		switch {
@@ -85,6 +102,7 @@ func (g *goTest) line(s string) {
 		rest = s[5:]
 	case strings.HasPrefix(s, "?   \t"):
 		g.t.seen = true
+		g.pkgs.skipped++
 		return
 	default:
 		return
@@ -94,6 +112,11 @@ func (g *goTest) line(s string) {
 		return
 	}
 	g.t.seen = true
+	if ok {
+		g.pkgs.passed++
+	} else {
+		g.pkgs.failed++
+	}
 	failedHere := false
 	for _, p := range g.pending {
 		full := pkg[0] + "." + p.name
@@ -123,6 +146,7 @@ func (g *goTest) jsonLine(s string) {
 	if json.Unmarshal([]byte(s), &e) != nil || e.Package == "" {
 		return
 	}
+	g.verbose = true
 	if e.Test == "" {
 		g.t.seen = true
 		if e.Action == "fail" && g.jsonBad[e.Package] == 0 {
@@ -153,5 +177,9 @@ func (g *goTest) final() *Summary {
 		}
 	}
 	g.pending = nil
-	return g.t.summary("go")
+	s := g.t.summary("go")
+	if s != nil && g.plain() {
+		s.Passed, s.Failed, s.Skipped, s.Unit = g.pkgs.passed, g.pkgs.failed, g.pkgs.skipped, "package"
+	}
+	return s
 }

@@ -27,9 +27,10 @@ var fixtures = map[string]want{
 	"go/v.txt": {"go", 5, 3, 1,
 		[]string{"example.com/proj/calc.TestSub", "example.com/proj/calc.TestTable", "example.com/proj/calc.TestTable/neg"},
 		[]string{"example.com/proj/calc.TestAdd", "example.com/proj/calc.TestTable/zero", "example.com/proj/util.TestOne", "example.com/proj/util.TestTwo", "example.com/proj/util.TestTwo/a"}},
-	"go/plain.txt": {"go", 0, 3, 0,
+	// Plain go test counts packages (Unit "package"): one failed, one ok.
+	"go/plain.txt": {"go", 1, 1, 0,
 		[]string{"example.com/proj/calc.TestSub", "example.com/proj/calc.TestTable", "example.com/proj/calc.TestTable/neg"}, []string{}},
-	"go/plain_pass.txt":     {"go", 0, 0, 0, nil, []string{}},
+	"go/plain_pass.txt":     {"go", 1, 0, 0, nil, []string{}},
 	"go/buildfail.txt":      {"go", 0, 1, 0, []string{"example.com/proj"}, []string{}},
 	"go/json_buildfail.txt": {"go", 0, 1, 0, []string{"example.com/proj"}, []string{}},
 	"go/v_panic.txt":        {"go", 1, 1, 0, []string{"example.com/proj.TestPanics"}, []string{"example.com/proj.TestFine"}},
@@ -102,7 +103,8 @@ var fixtures = map[string]want{
 	"ctest/output_on_failure.txt": {"ctest", 2, 1, 1, []string{"fail_test"}, []string{"pass_test", "other_pass"}},
 	"meson/meson.txt":             {"meson", 2, 1, 1, []string{"fail_test"}, []string{"pass_test", "xfail_test"}},
 
-	"mixed/make_go_pytest.txt": {"go+pytest", 1, 1, 0, []string{"tests/test_x.py::test_bad"}, []string{}},
+	// go's ok package counts as one passed beside pytest's tests.
+	"mixed/make_go_pytest.txt": {"go+pytest", 2, 1, 0, []string{"tests/test_x.py::test_bad"}, []string{}},
 }
 
 func readFixture(t testing.TB, name string) []byte {
@@ -576,6 +578,19 @@ func TestFinalTwice(t *testing.T) {
 		a, b := s.Final(), s.Final()
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s: second Final differs:\n%+v\n%+v", name, a, b)
+		}
+	}
+}
+
+// Plain go test names packages only: its counts are of packages, and say
+// so; -v and -json count tests.
+func TestGoPlainCountsPackages(t *testing.T) {
+	for name, unit := range map[string]string{
+		"go/plain.txt": "package", "go/plain_pass.txt": "package", "go/buildfail.txt": "package",
+		"go/v.txt": "", "go/json.txt": "", "go/json_buildfail.txt": "", "mixed/make_go_pytest.txt": "",
+	} {
+		if s := Parse(readFixture(t, name), nil); s == nil || s.Unit != unit {
+			t.Errorf("%s: unit %+v, want %q", name, s, unit)
 		}
 	}
 }

@@ -170,6 +170,7 @@ func (s *Stream) Final() *Summary {
 	var out *Summary
 	var failed, passed names
 	var frames []string
+	units := map[string]bool{}
 	for _, r := range s.order {
 		f := r.final()
 		if f == nil {
@@ -179,6 +180,7 @@ func (s *Stream) Final() *Summary {
 			out = &Summary{}
 		}
 		frames = append(frames, f.Framework)
+		units[f.Unit] = true
 		out.Passed += max(f.Passed, 0)
 		out.Failed += max(f.Failed, 0)
 		out.Skipped += max(f.Skipped, 0)
@@ -193,6 +195,11 @@ func (s *Stream) Final() *Summary {
 		return nil
 	}
 	out.Framework = strings.Join(frames, "+")
+	// Counts of packages and of tests summed are neither: Unit says
+	// "package" only when every runner counted packages.
+	if len(units) == 1 {
+		out.Unit = frames0Unit(units)
+	}
 	out.FailedTests = failed.list
 	// A test that failed once and passed once (a teardown error after a pass,
 	// a retry) is reported failed only, so fixed/broken see one outcome.
@@ -354,4 +361,11 @@ func indent(s string) int {
 		}
 	}
 	return len(s)
+}
+
+func frames0Unit(units map[string]bool) string {
+	for u := range units {
+		return u
+	}
+	return ""
 }
