@@ -28,6 +28,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Keep, "keep", false, "keep upper dirs in the record")
 	fs.BoolVar(&o.Freeze, "freeze", false, "run on a copy of the source files taken at the start")
 	fs.BoolVar(&o.NoRecord, "no-record", false, "do not record the run")
+	fs.IntVar(&o.Confirm, "confirm", 0, "rerun the baseline and the leading candidate N more times before naming a winner")
+	fs.BoolVar(&o.AllowTestEdits, "allow-test-edits", false, "a candidate that changes tests may win")
 	fs.BoolVar(&f.headless, "headless", false, "never the TUI")
 	fs.BoolVar(&f.json, "json", false, "JSON report on stdout")
 	fs.BoolVar(&f.events, "events", false, "NDJSON events on stdout")

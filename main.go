@@ -90,9 +90,18 @@ flags:
   --net host|isolated, --tmp shared|private
   --keep            keep what each command wrote in the run's record
   --no-record       do not record the run in the state directory
+  --confirm N       rerun the baseline and the leading candidate N more times; a
+                    candidate that fails a rerun cannot win (at most 3 are tried)
+  --allow-test-edits  a candidate that changes the tests or runs fewer may win
   --headless        never the TUI: text report on stdout
   --json            one JSON report (shadow.report/v1) on stdout
   --events          NDJSON events (shadow.event/v1) on stdout as they happen
+
+ranking: passed (exit 0 and no failing test) before passed but disqualified
+(it changed a test file, the runner's config or a common file, or ran fewer
+of the baseline's tests) before failed with counts, without counts, then
+timed out, error, cancelled; within each, fewer failing, more passing tests,
+fewer changed lines. The winner is the first passed, not disqualified one.
 
 exit codes: 0 a hypothesis passed, 1 none passed, 2 usage or spec error
 (nothing ran), 3 the environment cannot do what was asked.

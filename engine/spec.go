@@ -882,3 +882,9 @@ func (v *view) result() Hypothesis {
 	sort.Strings(h.CommonDeletes)
 	return h
 }
+
+// ResolveBaseline is the baseline --baseline adds: no edits of its own,
+// and the spec's common part, like every hypothesis.
+func ResolveBaseline(spec *Spec, specDir, workspace string) (Hypothesis, error) {
+	return resolveHyp(&SpecHyp{Name: "baseline"}, spec.Common, specDir, workspace, nil)
+}

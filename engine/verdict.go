@@ -49,7 +49,7 @@ func lostTests(base, r *Result) (n int, lost []string, why string) {
 	n = max(0, fewer, skipped)
 	switch {
 	case n == 0:
-	case fewer >= skipped:
+	case fewer > skipped:
 		why = fmt.Sprintf("runs %d fewer %s than the baseline", fewer, plural(fewer, unitNoun(base)))
 	default:
 		why = fmt.Sprintf("skips %d more %s than the baseline", skipped, plural(skipped, unitNoun(base)))

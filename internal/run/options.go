@@ -32,6 +32,13 @@ type Options struct {
 	Freeze   bool // run on a copy of the source files taken at the start
 	NoRecord bool // do not record the run in the state directory
 
+	// Confirm reruns the baseline and the leading candidate this many more
+	// times before naming a winner (--confirm N); 0 = the spec's.
+	Confirm int
+	// AllowTestEdits lets a candidate that changes the tests or runs fewer
+	// of them win (--allow-test-edits); the spec's "allow_test_edits" too.
+	AllowTestEdits bool
+
 	// Notices receives one-line notices for people (an in-place fallback,
 	// a recovered checkout, a wait for the workspace lock); nil discards
 	// them. Nothing else is ever printed.

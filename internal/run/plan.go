@@ -79,7 +79,16 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		return nil, Usage("%v", err)
 	}
 	if o.Baseline {
-		hyps = withBaseline(hyps)
+		if hyps, err = withBaseline(hyps, spec, specDir, ws); err != nil {
+			return nil, Usage("%v", err)
+		}
+	}
+	confirm := spec.Confirm
+	if o.Confirm < 0 || o.Confirm > engine.MaxConfirm {
+		return nil, Usage("--confirm %d: want 0 to %d reruns", o.Confirm, engine.MaxConfirm)
+	}
+	if o.Confirm > 0 {
+		confirm = o.Confirm
 	}
 	timeout := DefaultTimeout
 	if spec.Timeout != "" {
@@ -124,6 +133,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	p.cfg = engine.Config{
 		Workspace: ws, Subdir: subdir, Command: command, Hyps: hyps, Jobs: jobs, Timeout: timeout,
 		Env: env, Net: string(net), Tmp: string(tmp), JUnit: spec.JUnit, Keep: o.Keep, Apply: o.Apply,
+		TestPaths: spec.TestPaths, AllowTestEdits: o.AllowTestEdits || spec.AllowTestEdits, Confirm: confirm,
 		NewParser:  func(cmd []string) engine.TestParser { return parse.NewStream(cmd) },
 		ParseJUnit: parse.ParseJUnit,
 		// The state dir may lie inside the checkout (a workspace at $HOME):
@@ -136,15 +146,20 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	return p, nil
 }
 
-// withBaseline adds a hypothesis "baseline" with no edits, first, unless
-// there is a baseline or a hypothesis of that name.
-func withBaseline(hyps []engine.Hypothesis) []engine.Hypothesis {
+// withBaseline adds a hypothesis "baseline" with no edits of its own (the
+// spec's common part applies to it too), first, unless there is a baseline
+// or a hypothesis of that name.
+func withBaseline(hyps []engine.Hypothesis, spec *engine.Spec, specDir, ws string) ([]engine.Hypothesis, error) {
 	for _, h := range hyps {
 		if h.IsBaseline() || h.Name == "baseline" {
-			return hyps
+			return hyps, nil
 		}
 	}
-	return append([]engine.Hypothesis{{Name: "baseline"}}, hyps...)
+	b, err := engine.ResolveBaseline(spec, specDir, ws)
+	if err != nil {
+		return nil, err
+	}
+	return append([]engine.Hypothesis{b}, hyps...), nil
 }
 
 // netTmp is the run's network and /tmp: the options' over the spec's over
