@@ -82,7 +82,9 @@ func pyProject(t *testing.T) (*env, string) {
 	return e, py
 }
 
-func pyEdit(path, content string) map[string]any { return map[string]any{"path": path, "content": content} }
+func pyEdit(path, content string) map[string]any {
+	return map[string]any{"path": path, "content": content}
+}
 
 // The cheats of issue 11, each a real edit an agent makes, against a real
 // pytest run: none may win; the real fix does, with its fixed test named,
