@@ -79,17 +79,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 		defer h.HoldRun(ctx)()
 	}
 	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
-	// The start scan of the sources runs beside the hypotheses: they never
-	// write to the checkout, and on a large workspace the scan costs as
-	// much as starting a hypothesis.
-	staleC := make(chan *SourceState, 1)
-	if cfg.Sandbox.Parallel() {
-		go func() { staleC <- ScanSources(cfg.Workspace, cfg.ScanExclude...) }()
-	} else {
-		// A serial (in-place) sandbox writes each hypothesis into the
-		// checkout: the scan must see it before the first one.
-		staleC <- ScanSources(cfg.Workspace, cfg.ScanExclude...)
-	}
+// Every watch is set before the first hypothesis starts (watch.go).
+	stale := StartStaleWatch(cfg.Workspace, cfg.ScanExclude...)
 	jd := newJudge(cfg.TestPaths, commonPaths(cfg.Hyps))
 	results := make([]*Result, len(cfg.Hyps))
 	for i, h := range cfg.Hyps {
@@ -130,7 +121,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		}
 	}
 	rep.Cancelled = ctx.Err() != nil
-	rep.StalePaths = (<-staleC).Changed(cfg.Workspace)
+	rep.StalePaths = stale.Stop(orig)
 	rep.Stale = len(rep.StalePaths) > 0
 	rep.Hypotheses = results
 	if w := Leader(results); w != nil && (cfg.Confirm == 0 || w.confirmed) {
