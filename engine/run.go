@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		defer h.HoldRun(ctx)()
 	}
 	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
-// Every watch is set before the first hypothesis starts (watch.go).
+	// Every watch is set before the first hypothesis starts (watch.go).
 	stale := StartStaleWatch(cfg.Workspace, cfg.ScanExclude...)
 	jd := newJudge(cfg.TestPaths, commonPaths(cfg.Hyps))
 	results := make([]*Result, len(cfg.Hyps))
