@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -20,10 +23,9 @@ type applyDoneMsg struct {
 	err     error
 }
 
-type logMsg struct {
+type patchDoneMsg struct {
 	hyp  string
-	text string
-	cut  bool
+	path string
 	err  error
 }
 
@@ -50,9 +52,6 @@ type reportMsg struct {
 	id     string
 	report *engine.Report
 }
-
-// logLimit is how much of a log the output viewport holds (its end).
-const logLimit = 4 << 20
 
 // followBatch bounds how many followed items one message carries.
 const followBatch = 512
@@ -89,15 +88,47 @@ func applyRecordCmd(store snap.Store, workspace, run, hyp string) tea.Cmd {
 	}
 }
 
-func readLogCmd(hyp, path string) tea.Cmd {
+// writePatchCmd writes a hypothesis's diff where `git apply` can take
+// it: a file of its own in the temporary directory, named after the run
+// and the hypothesis, readable by its owner only (a diff may hold what
+// the checkout does not publish). The diff is the report's, the patch
+// `shadow show RUN/HYP --patch` prints.
+func writePatchCmd(run, hyp, diff string) tea.Cmd {
 	return func() tea.Msg {
-		text, cut, err := snap.TailFile(path, 0, logLimit)
-		return logMsg{hyp: hyp, text: text, cut: cut, err: err}
+		name := "shadow-" + safeName(hyp) + ".patch"
+		if run != "" {
+			name = "shadow-" + safeName(run) + "-" + safeName(hyp) + ".patch"
+		}
+		path := filepath.Join(os.TempDir(), name)
+		f, err := os.CreateTemp(os.TempDir(), name+".*")
+		if err == nil {
+			_, err = f.WriteString(diff)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil {
+				err = os.Rename(f.Name(), path)
+			}
+			if err != nil {
+				os.Remove(f.Name())
+			}
+		}
+		return patchDoneMsg{hyp: hyp, path: path, err: err}
 	}
 }
 
+// safeName keeps a name to the characters a file name can hold anywhere.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 || r == os.PathSeparator {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
 func (m *Model) loadTimeline() tea.Cmd {
-	l := m.lister
+	l := m.tl.lister
 	return func() tea.Msg {
 		runs, err := l.list()
 		return timelineMsg{runs: runs, err: err}

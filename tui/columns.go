@@ -13,8 +13,6 @@ import (
 // all fit the row scrolls sideways.
 const minColWidth = 28
 
-var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
 // visibleCols is how many columns fit in w cells, given n hypotheses.
 func visibleCols(w, n int) int {
 	return clamp(w/minColWidth, 1, max(n, 1))
@@ -71,27 +69,28 @@ func renderColumns(st Styles, rv *runView, sel, off, w, h int, now time.Time, fr
 func statusLine(st Styles, h *hypState, now time.Time, frame int) string {
 	var icon, word string
 	var dur time.Duration
+	g := st.g
 	switch h.status {
 	case engine.StatusQueued:
-		icon, word = "·", "queued"
+		icon, word = g.Queued, "queued"
 	case engine.StatusRunning:
-		icon, word = spinnerFrames[frame%len(spinnerFrames)], "running"
+		icon, word = g.Spinner[frame%len(g.Spinner)], "running"
 		if !h.started.IsZero() && now.After(h.started) {
 			dur = now.Sub(h.started)
 		}
 	case engine.StatusPassed:
-		icon, word = "✓", "passed"
+		icon, word = g.Passed, "passed"
 	case engine.StatusFailed:
-		icon, word = "✗", "failed"
+		icon, word = g.Failed, "failed"
 		if h.result != nil && h.result.ExitCode != nil {
 			word = fmt.Sprintf("failed (exit %d)", *h.result.ExitCode)
 		}
 	case engine.StatusTimedOut:
-		icon, word = "⏱", "timed out"
+		icon, word = g.TimedOut, "timed out"
 	case engine.StatusError:
-		icon, word = "!", "error"
+		icon, word = g.Error, "error"
 	case engine.StatusCancelled:
-		icon, word = "–", "cancelled"
+		icon, word = g.Cancelled, "cancelled"
 	default:
 		icon, word = "?", h.status
 	}
@@ -117,7 +116,11 @@ func countsLine(st Styles, h *hypState) string {
 		return st.Dim.Render("no counts yet")
 	}
 	t := h.tests
-	s := st.Passed.UnsetBold().Render(fmt.Sprintf("%d passed", t.Passed))
+	unit := ""
+	if t.Unit == "package" { // plain go test: package lines only
+		unit = " pkg"
+	}
+	s := st.Passed.UnsetBold().Render(fmt.Sprintf("%d%s passed", t.Passed, unit))
 	if t.Failed > 0 {
 		s += " " + st.Failed.UnsetBold().Render(fmt.Sprintf("%d failed", t.Failed))
 	} else {
@@ -136,16 +139,16 @@ func (c colView) render(w, h int) string {
 	if w < 4 || h < 2 {
 		return fit("", w, h)
 	}
-	b := lipgloss.RoundedBorder()
+	b := c.st.g.Border
 	bs := c.st.Border
 	if c.selected {
-		b = lipgloss.ThickBorder()
+		b = c.st.g.BorderOn
 		bs = c.st.BorderOn
 	}
 	iw := w - 4 // borders and one space each side
 	title := c.h.name
 	if c.winner {
-		title = "★ " + title
+		title = c.st.g.Winner + " " + title
 	}
 	title = trunc(title, max(w-5, 1))
 	ts := c.st.Name
@@ -155,12 +158,7 @@ func (c colView) render(w, h int) string {
 	top := bs.Render(b.TopLeft+b.Top) + ts.Render(title) + bs.Render(strings.Repeat(b.Top, max(w-3-lipglossWidth(title), 0))+b.TopRight)
 	out := []string{top}
 	body := []string{statusLine(c.st, c.h, c.now, c.frame), countsLine(c.st, c.h)}
-	room := h - 2 - len(body)
-	if room > 0 {
-		for _, l := range c.h.out.last(room) {
-			body = append(body, sanitize(l, c.color))
-		}
-	}
+	body = append(body, c.outputRows(iw, h-2-len(body))...)
 	for len(body) < h-2 {
 		body = append(body, "")
 	}
@@ -172,6 +170,46 @@ func (c colView) render(w, h int) string {
 	}
 	out = append(out, bs.Render(b.BottomLeft+strings.Repeat(b.Bottom, w-2)+b.BottomRight))
 	return strings.Join(out, "\n")
+}
+
+// outputRows fills a column's rows below its status: first the lines
+// that name a failure (test id and message, paths cut to file names),
+// wrapped so their end shows, in up to two thirds of the room; then the
+// newest output lines, cut, in what is left.
+func (c colView) outputRows(w, room int) []string {
+	if room <= 0 || w <= 0 {
+		return nil
+	}
+	recent := c.h.out.last(ringCap)
+	var key []string
+	for _, k := range keyLines(recent, room) {
+		key = append(key, wrapLines(c.st.Failed.UnsetBold().Render(k), w)...)
+	}
+	keyRoom := room
+	if len(recent) > 0 && room >= 6 {
+		keyRoom = room * 2 / 3
+	}
+	if len(key) > keyRoom { // the newest failures
+		key = key[len(key)-keyRoom:]
+	}
+	rows := key
+	if rest := room - len(rows); rest > 0 {
+		if len(rows) > 0 && rest > 1 {
+			rows = append(rows, c.st.Border.Render(strings.Repeat(c.st.g.Rule, w)))
+			rest--
+		}
+		// The newest lines not shown above already.
+		var tail []string
+		for i := len(recent) - 1; i >= 0 && len(tail) < rest; i-- {
+			if len(key) == 0 || !isFailureLine(recent[i]) {
+				tail = append(tail, sanitize(recent[i], c.color))
+			}
+		}
+		for i := len(tail) - 1; i >= 0; i-- {
+			rows = append(rows, tail[i])
+		}
+	}
+	return rows
 }
 
 func lipglossWidth(s string) int { return lipgloss.Width(s) }

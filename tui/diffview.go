@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/shadow-dev/shadow/engine"
 )
 
 // maxDiffLines bounds how much of a diff is highlighted: past it the rest
@@ -122,4 +124,88 @@ func tint(line string, bg lipgloss.Style, color bool, width int) string {
 		line += bg.Render(strings.Repeat(" ", n))
 	}
 	return line
+}
+
+// detailLines is what the diff pane holds for a hypothesis: why it may
+// not win, its error, its diff highlighted, and for one that did not pass
+// the lines that name its failure (wrapped to w, not cut) and its output
+// tail.
+func (m *Model) detailLines(h *hypState, w int) []string {
+	st := m.st
+	var out []string
+	r := h.result
+	if r != nil {
+		if r.Error != nil {
+			out = append(out, wrapLines(st.Failed.Render("error: ")+sanitize(*r.Error, false), w)...)
+		}
+		for _, v := range verdictLines(st, r) {
+			out = append(out, wrapLines(v, w)...)
+		}
+	}
+	diff := ""
+	if r != nil {
+		diff = r.Diff
+	}
+	switch {
+	case diff != "":
+		memo := fmt.Sprintf("%s/%s/%d", m.shown.id, h.name, w)
+		lines, ok := m.diff.memo[memo]
+		if !ok {
+			lines = highlightDiff(st, diff, w)
+			m.diff.memo[memo] = lines
+		}
+		out = append(out, lines...)
+	case r != nil:
+		out = append(out, st.Dim.Render("no changes: this hypothesis is the checkout as it is"))
+	default:
+		out = append(out, st.Dim.Render("the diff shows when the hypothesis finishes"))
+	}
+	if r == nil || h.status == engine.StatusPassed || h.status == engine.StatusCancelled {
+		return out
+	}
+	tail := strings.Split(strings.TrimRight(r.OutputTail, "\n"), "\n")
+	if key := keyLines(tail, 12); len(key) > 0 {
+		out = append(out, "", st.Bold.Render("why "+h.name+" failed"))
+		for _, k := range key {
+			out = append(out, wrapLines(st.Failed.UnsetBold().Render(k), w)...)
+		}
+	}
+	out = append(out, "", st.Bold.Render("output tail of "+h.name))
+	if strings.TrimSpace(r.OutputTail) == "" {
+		out = append(out, st.Dim.Render("(no output)"))
+	} else {
+		for _, l := range tail {
+			out = append(out, sanitize(l, st.color))
+		}
+	}
+	if r.Log != "" {
+		out = append(out, st.Dim.Render("full output: enter · "+r.Log))
+	}
+	return out
+}
+
+// verdictLines say why a hypothesis may not win, or what to trust less:
+// disqualified, the judge files it edits, tests it lost, flaky tests,
+// reruns, ties.
+func verdictLines(st Styles, r *engine.Result) []string {
+	var out []string
+	if r.Disqualified != nil {
+		out = append(out, st.Warn.Render("disqualified: ")+*r.Disqualified)
+	}
+	if len(r.EditsTests) > 0 {
+		out = append(out, st.Warn.Render("edits tests: ")+strings.Join(r.EditsTests, ", "))
+	}
+	if r.LostTests != nil && *r.LostTests > 0 {
+		out = append(out, st.Warn.Render("lost tests: ")+fmt.Sprintf("%d the baseline ran", *r.LostTests))
+	}
+	if len(r.Flaky) > 0 {
+		out = append(out, st.Warn.Render("flaky: ")+strings.Join(r.Flaky, ", "))
+	}
+	if r.Runs > 1 {
+		out = append(out, st.Dim.Render(fmt.Sprintf("passed %d of %d runs", r.Passes, r.Runs)))
+	}
+	if len(r.TiesWith) > 0 {
+		out = append(out, st.Dim.Render("ties with "+strings.Join(r.TiesWith, ", ")))
+	}
+	return out
 }

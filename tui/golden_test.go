@@ -29,9 +29,9 @@ func TestGoldenScreens(t *testing.T) {
 						}
 						m.Update(RunDoneMsg{Report: finishEvents()[2].Report})
 					}
-					m.runs = testRuns()
-					m.lister = newRunLister(snap.Store{Root: t.TempDir()}, "/work/demo")
-					m.tlSel = len(m.runs) - 1
+					m.tl.runs = testRuns()
+					m.tl.lister = newRunLister(snap.Store{Root: t.TempDir()}, "/work/demo")
+					m.tl.sel = len(m.tl.runs) - 1
 					for range p {
 						m.Update(tea.KeyMsg{Type: tea.KeyTab})
 					}

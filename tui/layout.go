@@ -1,84 +1,190 @@
 package tui
 
 import (
-	"os"
-	"path/filepath"
+	"fmt"
 	"strings"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
-// trunc cuts s to at most w cells, ANSI-aware, marking a cut with "…".
-func trunc(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…")
+// bodyKind is what the body between the tabs and the status line shows.
+type bodyKind int
+
+const (
+	bodyNone     bodyKind = iota
+	bodyTiny              // the window is too small for anything
+	bodyOutput            // a hypothesis's full output
+	bodyLive              // columns, the leaderboard, and the diff when tall
+	bodyResults           // the run ended: leaderboard and diff own the screen
+	bodyBoard             // the leaderboard pane
+	bodyDiff              // the diff pane
+	bodyTimeline          // the timeline pane
+)
+
+// layout is where everything goes on the screen. Update computes it
+// (relayout) after every change, so View only draws.
+type layout struct {
+	w, h    int
+	kind    bodyKind
+	help    []string
+	status  bool // a status or prompt line above the help
+	bodyH   int
+	colsH   int // live columns
+	lbH     int // leaderboard
+	detailH int // diff pane, rule excluded; its last row is the ▼ marker when cut
+	tlH     int // timeline
+	marker  bool
 }
 
-// pad cuts or pads s with spaces to exactly w cells.
-func pad(s string, w int) string {
-	s = trunc(s, w)
-	if n := w - ansi.StringWidth(s); n > 0 {
-		s += strings.Repeat(" ", n)
-	}
-	return s
+// resultsView: the run shown is over, and the first pane shows its answer.
+func (m *Model) resultsView() bool {
+	return m.focus == paneColumns && m.shown != nil && m.shown.done && len(m.shown.hyps) > 0
 }
 
-// padLeft right-aligns s in w cells.
-func padLeft(s string, w int) string {
-	s = trunc(s, w)
-	if n := w - ansi.StringWidth(s); n > 0 {
-		s = strings.Repeat(" ", n) + s
+// relayout recomputes the layout for the window, the focus and what is
+// shown, sizes the pagers, fills the diff pane, and draws the frame.
+func (m *Model) relayout() {
+	w, h := m.width, m.height
+	l := layout{w: w, h: h}
+	defer func() {
+		m.lay = l
+		m.frame = m.render()
+		m.lastDraw = m.now()
+		m.dirty = false
+	}()
+	if w <= 0 || h <= 0 {
+		return
 	}
-	return s
-}
-
-// fit makes a block exactly h lines of at most w cells: the final guard
-// that keeps every frame inside the window whatever a component did.
-func fit(s string, w, h int) string {
-	if h <= 0 || w <= 0 {
-		return ""
+	if w < 20 || h < 6 {
+		l.kind = bodyTiny
+		return
 	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		lines = lines[:h]
+	m.help.Width = w
+	l.help = splitLines(m.help.View(m.keys))
+	if len(l.help) > h/3 {
+		l.help = l.help[:max(h/3, 1)]
 	}
-	for i, l := range lines {
-		lines[i] = trunc(l, w)
+	l.status = m.ask.kind != confirmNone || m.status != "" || m.out.typing
+	l.bodyH = h - 2 - len(l.help)
+	if l.status {
+		l.bodyH--
 	}
-	for len(lines) < h {
-		lines = append(lines, "")
+	bh := l.bodyH
+	if bh <= 0 {
+		return
 	}
-	return strings.Join(lines, "\n")
-}
-
-// lines splits a rendered block into its lines ("" is no lines).
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
+	n := 0
+	if m.shown != nil {
+		n = len(m.shown.hyps)
 	}
-	return strings.Split(s, "\n")
-}
-
-func clamp(v, lo, hi int) int {
-	if hi < lo {
-		hi = lo
+	if m.out.open {
+		l.kind = bodyOutput
+		m.out.p.setSize(w, max(bh-1, 1))
+		return
 	}
-	return max(lo, min(v, hi))
-}
-
-func stripped(s string) string { return ansi.Strip(s) }
-
-// shortPath abbreviates the home directory as ~.
-func shortPath(p string) string {
-	if home, err := os.UserHomeDir(); err == nil && home != "/" && home != "" {
-		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.Join("~", rel)
+	// The diff pane's content is laid out at this width first: its
+	// length decides how much room the leaderboard may keep.
+	m.fillDetail(w)
+	D := m.diff.p.total
+	switch {
+	case m.resultsView():
+		l.kind = bodyResults
+		full := n + 1
+		compact := min(3, full)
+		if sel := m.selected(); sel != nil && m.shown.winner() != "" && sel.name != m.shown.winner() {
+			compact = min(4, full)
+		}
+		l.lbH = clamp(bh-1-D, compact, full)
+		if bh-l.lbH-1 < 3 { // no room for a diff: the leaderboard alone
+			l.lbH = bh
+		} else {
+			l.detailH = bh - l.lbH - 1
+		}
+	case m.focus == paneColumns:
+		l.kind = bodyLive
+		l.lbH = min(n+1, max(bh/4, 3))
+		rest := bh - l.lbH - 1
+		switch {
+		case rest < 6:
+			l.colsH, l.lbH = bh, 0
+		case rest >= 26 && m.selected() != nil:
+			l.colsH = max(10, rest/2)
+			l.detailH = rest - l.colsH - 1
+		default:
+			l.colsH = rest
+		}
+	case m.focus == paneLeaderboard:
+		l.kind = bodyBoard
+		l.lbH = min(n+1, max(bh/2, 3))
+		if bh-l.lbH-1 < 3 {
+			l.lbH = bh
+		} else {
+			l.detailH = bh - l.lbH - 1
+		}
+	case m.focus == paneDiff:
+		l.kind = bodyDiff
+		l.detailH = bh - 1
+	case m.focus == paneTimeline:
+		l.kind = bodyTimeline
+		if m.tl.lister == nil {
+			break
+		}
+		l.tlH = clamp(len(m.tl.runs), 1, max(bh/2, 1))
+		l.lbH = bh - l.tlH - 1
+		if l.lbH < 2 {
+			l.tlH, l.lbH = bh, 0
 		}
 	}
-	return p
+	// Whatever does not fit in the diff pane is said, on its last row.
+	ph := l.detailH
+	if D > l.detailH && l.detailH >= 2 {
+		ph, l.marker = l.detailH-1, true
+	}
+	m.diff.p.setSize(w, ph)
+}
+
+// fillDetail puts the selected hypothesis's diff and failure lines into
+// the diff pager, when they changed, and its one-line state into the
+// pane's rule. The state is rebuilt every time, from the same hypState
+// the columns and the leaderboard draw, so that no header lags behind.
+func (m *Model) fillDetail(w int) {
+	hs := m.selected()
+	if hs == nil {
+		m.diff.key, m.diff.summary = "", ""
+		m.diff.p.setLines(nil)
+		return
+	}
+	m.diff.summary = m.summary(hs)
+	key := fmt.Sprintf("%s/%s/%s/%v/%d", m.shown.id, hs.name, hs.status, hs.result != nil, w)
+	if key == m.diff.key {
+		return
+	}
+	keep := strings.HasPrefix(m.diff.key, m.shown.id+"/"+hs.name+"/")
+	m.diff.key = key
+	q := m.diff.p.query
+	off := m.diff.p.off
+	m.diff.p.setLines(m.detailLines(hs, w))
+	m.diff.p.query = q
+	if keep {
+		m.diff.p.off = off // the same hypothesis, re-wrapped: stay
+	} else {
+		m.diff.p.top()
+	}
+}
+
+// summary is the one-line state of a hypothesis: status and time, counts,
+// what it fixes and breaks.
+func (m *Model) summary(h *hypState) string {
+	st := m.st
+	s := statusLine(st, h, m.now(), m.frameN)
+	if c := countsLine(st, h); c != "" {
+		s += " · " + c
+	}
+	if r := h.result; r != nil {
+		if len(r.Fixed) > 0 {
+			s += " · " + st.Passed.UnsetBold().Render("fixes "+strings.Join(r.Fixed, ", "))
+		}
+		if len(r.Broken) > 0 {
+			s += " · " + st.Failed.UnsetBold().Render("breaks "+strings.Join(r.Broken, ", "))
+		}
+	}
+	return s
 }

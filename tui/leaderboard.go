@@ -35,6 +35,13 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 	}
 	nameW = min(nameW, 24)
 	winner := rv.winner()
+	marksW := 0
+	for _, r := range rows {
+		marksW = max(marksW, ansi.StringWidth(ansi.Strip(marks(st, r))))
+	}
+	if marksW > 0 {
+		marksW = clamp(marksW, 5, 18)
+	}
 	cols := []lbCol{
 		{"#", 2, true, 0, func(rank int, _ *hypState) string {
 			if rank == 0 {
@@ -46,6 +53,7 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 		{"status", 10, false, 1, func(_ int, h *hypState) string {
 			return st.status(h.status).Render(strings.ReplaceAll(h.status, "_", " "))
 		}},
+		{"notes", marksW, false, 1, func(_ int, h *hypState) string { return marks(st, h) }},
 		{"pass", 5, true, 2, func(_ int, h *hypState) string {
 			if h.tests == nil {
 				return st.Dim.Render("–")
@@ -80,10 +88,13 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 		}},
 		{"", 8, false, 1, func(_ int, h *hypState) string {
 			if winner != "" && h.name == winner {
-				return st.Winner.Render("★ winner")
+				return st.Winner.Render(st.g.Winner + " winner")
 			}
 			return ""
 		}},
+	}
+	if marksW == 0 { // no verdict to show: no column for it
+		cols = append(cols[:3], cols[4:]...)
 	}
 	// Drop low-priority columns until the row fits.
 	for p := 4; p > 0; p-- {
@@ -108,28 +119,15 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 		}
 	}
 	out = append(out, st.Dim.Render("  "+strings.TrimRight(strings.Join(hdr, " "), " ")))
-	// Keep the selected row in view when the list is taller than h, and
-	// say how many rows are out of view rather than cut them silently.
-	body := h - 1
-	if len(rows) > body && body > 1 {
-		body--
-	}
-	first := 0
-	for i, r := range rows {
-		if r.name == sel && i >= body {
-			first = i - body + 1
-		}
-	}
-	last := min(len(rows), first+body)
-	for i := first; i < last && len(out) < h; i++ {
-		r := rows[i]
-		rank := rv.rankOf(r.name)
-		if !final && r.result != nil {
+	for _, r := range visibleRows(rows, sel, h-1) {
+		i := r.i
+		rank := rv.rankOf(r.h.name)
+		if !final && r.h.result != nil {
 			rank = i + 1
 		}
 		var cells []string
 		for _, c := range cols {
-			v := c.cell(rank, r)
+			v := c.cell(rank, r.h)
 			if c.right {
 				cells = append(cells, padLeft(v, c.width))
 			} else {
@@ -137,15 +135,120 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 			}
 		}
 		line := "  " + strings.TrimRight(strings.Join(cells, " "), " ")
-		if r.name == sel {
-			line = st.Selected.Render(pad("› "+ansi.Strip(line[2:]), w))
+		if r.h.name == sel {
+			line = st.Selected.Render(pad(st.g.Sel+" "+ansi.Strip(line[2:]), w))
 		}
 		out = append(out, line)
 	}
-	if hidden := len(rows) - (last - first); hidden > 0 && len(out) < h {
-		out = append(out, st.Dim.Render(fmt.Sprintf("  … %d more (←/→ selects)", hidden)))
+	if hidden := hiddenRows(rows, sel, h-1); len(hidden) > 0 && len(out) < h {
+		out = append(out, strip(st, hidden, w))
 	}
 	return fit(strings.Join(out, "\n"), w, h)
+}
+
+type rankedRow struct {
+	i int // rank order index
+	h *hypState
+}
+
+// visibleRows picks the rows a leaderboard of room rows (its header
+// excluded) shows: all when they fit; else the best ranked and the
+// selected one, keeping one row to say what is left out.
+func visibleRows(rows []*hypState, sel string, room int) []rankedRow {
+	var out []rankedRow
+	if len(rows) <= room {
+		for i, h := range rows {
+			out = append(out, rankedRow{i, h})
+		}
+		return out
+	}
+	room-- // the "N more" row
+	if room <= 0 {
+		return nil
+	}
+	selAt := -1
+	for i, h := range rows {
+		if h.name == sel {
+			selAt = i
+		}
+	}
+	for i, h := range rows {
+		if len(out) == room-1 && selAt > i {
+			out = append(out, rankedRow{selAt, rows[selAt]})
+			break
+		}
+		if len(out) == room {
+			break
+		}
+		out = append(out, rankedRow{i, h})
+	}
+	return out
+}
+
+func hiddenRows(rows []*hypState, sel string, room int) []*hypState {
+	shown := map[*hypState]bool{}
+	for _, r := range visibleRows(rows, sel, room) {
+		shown[r.h] = true
+	}
+	var out []*hypState
+	for _, h := range rows {
+		if !shown[h] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// strip is the row that stands for the hypotheses a short leaderboard
+// leaves out: each with its status mark, in rank order, so that the rest
+// of the run is still in view in one line.
+func strip(st Styles, hidden []*hypState, w int) string {
+	s := st.Dim.Render(fmt.Sprintf("  + %d more:", len(hidden)))
+	for _, h := range hidden {
+		s += " " + st.status(h.status).Render(statusIcon(st.g, h.status)) + " " + h.name
+	}
+	return trunc(s+st.Dim.Render(" (←/→)"), w)
+}
+
+// statusIcon is a status's one-glyph mark.
+func statusIcon(g Glyphs, status string) string {
+	switch status {
+	case engine.StatusPassed:
+		return g.Passed
+	case engine.StatusFailed:
+		return g.Failed
+	case engine.StatusTimedOut:
+		return g.TimedOut
+	case engine.StatusError:
+		return g.Error
+	case engine.StatusCancelled:
+		return g.Cancelled
+	case engine.StatusRunning:
+		return g.Spinner[0]
+	}
+	return g.Queued
+}
+
+// marks are a result's verdict notes: disqualified, edits tests, flaky,
+// lost tests. Words, not glyphs: they must read in any font.
+func marks(st Styles, h *hypState) string {
+	r := h.result
+	if r == nil {
+		return ""
+	}
+	var m []string
+	if r.Disqualified != nil {
+		m = append(m, st.Warn.Render("disq"))
+	}
+	if len(r.EditsTests) > 0 {
+		m = append(m, st.Warn.Render("edits tests"))
+	} else if r.LostTests != nil && *r.LostTests > 0 {
+		m = append(m, st.Warn.Render("lost tests"))
+	}
+	if len(r.Flaky) > 0 {
+		m = append(m, st.Warn.Render("flaky"))
+	}
+	return strings.Join(m, " ")
 }
 
 func rowWidth(cols []lbCol) int {
@@ -163,6 +266,9 @@ func listCount(st Styles, h *hypState, fixed, final bool) string {
 	l := h.result.Broken
 	if fixed {
 		l = h.result.Fixed
+	}
+	if l == nil { // unknown: the output cannot tell (DESIGN §4)
+		return st.Dim.Render("–")
 	}
 	if len(l) == 0 {
 		return "0"

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/shadow-dev/shadow/engine"
@@ -21,6 +20,12 @@ type Options struct {
 	// Renderer decides the colour profile (NO_COLOR, 256 colours); nil
 	// means lipgloss's default renderer.
 	Renderer *lipgloss.Renderer
+	// Mono: the terminal does attributes but no colours; ASCII: it cannot
+	// show UTF-8 (see terminalLook).
+	Mono, ASCII bool
+	// Mouse captures the mouse from the start (wheel scrolling without
+	// tmux's alternate-scroll; m toggles it).
+	Mouse bool
 	// Workspace is the checkout apply writes to.
 	Workspace string
 	// Store is the snapshot store holding Workspace's records, for the
@@ -73,8 +78,10 @@ const (
 	confirmApply
 )
 
-// Model is the root model. It is used by pointer: View caches the frame
-// between redraws.
+// Model is the root model: the run shown and a few panes, each a small
+// struct with its own state (panes.go). Update folds messages in and lays
+// the screen out (layout.go) whenever something changed; View only reads
+// the frame that layout drew. It is used by pointer.
 type Model struct {
 	opts   Options
 	st     Styles
@@ -87,29 +94,15 @@ type Model struct {
 	live  *runView // the run of this process, or the run watch follows
 	shown *runView // what the panes show: live, or a run picked in the timeline
 
-	focus      pane
-	sel        int // selected hypothesis, index in shown.hyps (spec order)
-	colOff     int
-	userMoved  bool
-	confirm    confirmKind
-	confirmHyp string
-	confirmRun string // set when the hypothesis to apply is a recorded one
-	status     string
+	focus  pane
+	sel    selection
+	ask    prompt
+	status string
+	mouse  bool // the mouse is captured (m toggles)
 
-	diffVP    viewport.Model
-	diffKey   string
-	diffHyp   string
-	outVP     viewport.Model
-	outOpen   bool
-	outHyp    string
-	outBottom bool
-	diffMemo  map[string][]string
-
-	runs     []runRow
-	tlSel    int
-	tlPinned bool // the user moved the timeline selection
-	lister   *runLister
-	wantRun  string // the run picked in the timeline, being read
+	diff diffPane
+	out  outputPane
+	tl   timelinePane
 
 	// watch: what snap.Follow yields, and the views of the runs it
 	// follows, by run id (live is the newest).
@@ -120,6 +113,7 @@ type Model struct {
 	quitting   bool // cancel confirmed: quit when the engine is done
 	report     *engine.Report
 
+	lay      layout
 	frameN   int
 	frame    string
 	dirty    bool
@@ -141,7 +135,7 @@ func New(opts Options) *Model {
 	if opts.Tick <= 0 {
 		opts.Tick = 50 * time.Millisecond
 	}
-	st := NewStyles(r)
+	st := newStyles(Look{Renderer: r, Mono: opts.Mono, ASCII: opts.ASCII})
 	h := help.New()
 	h.Styles.ShortKey, h.Styles.FullKey = st.HelpKey, st.HelpKey
 	h.Styles.ShortDesc, h.Styles.FullDesc = st.HelpDesc, st.HelpDesc
@@ -149,16 +143,18 @@ func New(opts Options) *Model {
 	h.Styles.Ellipsis = st.HelpSep
 	m := &Model{
 		opts: opts, st: st, keys: DefaultKeyMap(), help: h, now: now,
-		diffVP: viewport.New(0, 0), outVP: viewport.New(0, 0),
-		diffMemo: map[string][]string{}, followed: map[string]*runView{}, dirty: true,
+		diff: diffPane{memo: map[string][]string{}}, followed: map[string]*runView{}, dirty: true,
 	}
+	m.diff.p.match, m.out.p.match = -1, -1
+	m.out.loading = -1
+	m.mouse = opts.Mouse
 	if opts.Live {
 		m.live = newRunView("")
 		m.live.workspace = opts.Workspace
 		m.shown = m.live
 	}
 	if opts.Store != nil {
-		m.lister = newRunLister(*opts.Store, opts.Workspace)
+		m.tl.lister = newRunLister(*opts.Store, opts.Workspace)
 	}
 	if opts.Watch {
 		m.status = "watching " + opts.Workspace + " for runs"
@@ -173,7 +169,7 @@ func (m *Model) Report() *engine.Report { return m.report }
 // the wait for what the follower yields.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.tick()}
-	if m.lister != nil {
+	if m.tl.lister != nil {
 		cmds = append(cmds, m.loadTimeline())
 	}
 	if m.followCh != nil {

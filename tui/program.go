@@ -6,7 +6,7 @@ import (
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"github.com/mattn/go-isatty"
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -25,11 +25,10 @@ func Live(ctx context.Context, opts Options, run RunFunc) (*engine.Report, error
 	defer cancel()
 	opts.Live = true
 	opts.Cancel = cancel
-	if opts.Renderer == nil {
-		opts.Renderer = terminalRenderer()
-	}
+	opts = withTerminal(opts)
 	m := New(opts)
-	prog := tea.NewProgram(m, tea.WithAltScreen())
+	prog := tea.NewProgram(m, programOptions(opts)...)
+	defer alternateScroll()()
 	type result struct {
 		rep *engine.Report
 		err error
@@ -75,25 +74,48 @@ func Watch(opts Options) error {
 		return errors.New("watch needs the snapshot store")
 	}
 	opts.Watch = true
-	if opts.Renderer == nil {
-		opts.Renderer = terminalRenderer()
-	}
+	opts = withTerminal(opts)
+	defer alternateScroll()()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel() // ends the follower, which closes its channel
 	m := New(opts)
 	m.followCh = snap.Follow(ctx, opts.Store.WorkspaceDir(opts.Workspace), snap.FollowOptions{})
-	_, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
+	_, err := tea.NewProgram(m, programOptions(opts)...).Run()
 	if errors.Is(err, tea.ErrInterrupted) {
 		return nil
 	}
 	return err
 }
 
-// terminalRenderer is the renderer of stdout: its colour profile follows
-// the terminal and NO_COLOR. The background is asked for now, before the
-// program owns the terminal's input.
-func terminalRenderer() *lipgloss.Renderer {
-	r := lipgloss.NewRenderer(os.Stdout)
-	r.HasDarkBackground()
-	return r
+// withTerminal fills in the look of stdout (terminalLook) unless the
+// caller chose a renderer.
+func withTerminal(opts Options) Options {
+	if opts.Renderer == nil {
+		l := terminalLook()
+		opts.Renderer, opts.Mono, opts.ASCII = l.Renderer, l.Mono, l.ASCII
+	}
+	return opts
+}
+
+// programOptions: the alternate screen, and the mouse only when asked
+// for: capturing it takes text selection away from the terminal and tmux.
+func programOptions(opts Options) []tea.ProgramOption {
+	o := []tea.ProgramOption{tea.WithAltScreen()}
+	if opts.Mouse {
+		o = append(o, tea.WithMouseCellMotion())
+	}
+	return o
+}
+
+// alternateScroll asks the terminal to send the wheel as ↑/↓ on the
+// alternate screen (xterm's DECSET 1007, which VTE, kitty, iTerm2,
+// Windows Terminal and tmux with its mouse off do by default), so the
+// wheel scrolls without the program capturing the mouse. The returned
+// func resets it.
+func alternateScroll() func() {
+	if !isatty.IsTerminal(os.Stdout.Fd()) {
+		return func() {}
+	}
+	os.Stdout.WriteString("\x1b[?1007h")
+	return func() { os.Stdout.WriteString("\x1b[?1007l") }
 }

@@ -144,7 +144,7 @@ func TestTimelineShowsInterruptedRun(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	d := newDriver(t, m)
 	d.run(m.Init())
-	d.until("the timeline", func() bool { return len(m.runs) == 3 })
+	d.until("the timeline", func() bool { return len(m.tl.runs) == 3 })
 	for range paneTimeline {
 		d.key("tab")
 	}
@@ -154,8 +154,8 @@ func TestTimelineShowsInterruptedRun(t *testing.T) {
 			t.Errorf("timeline lacks %q:\n%s", want, v)
 		}
 	}
-	if m.runs[1].State != snap.StateInterrupted || m.runs[2].State != snap.StateRunning {
-		t.Errorf("states %s %s", m.runs[1].State, m.runs[2].State)
+	if m.tl.runs[1].State != snap.StateInterrupted || m.tl.runs[2].State != snap.StateRunning {
+		t.Errorf("states %s %s", m.tl.runs[1].State, m.tl.runs[2].State)
 	}
 	// Open the interrupted run: its header says so, and fix shows the
 	// start it got before its recorder died.
@@ -213,7 +213,7 @@ func TestWatchFollowsRunsThroughSnapFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.until("the report", func() bool { return m.live.winner() == "two" })
-	d.until("the timeline", func() bool { return len(m.runs) == 3 && m.runs[2].State == snap.StateFinished })
+	d.until("the timeline", func() bool { return len(m.tl.runs) == 3 && m.tl.runs[2].State == snap.StateFinished })
 	if v := m.View(); !strings.Contains(v, "★ winner two") {
 		t.Errorf("winner not on screen:\n%s", v)
 	}
@@ -245,7 +245,7 @@ func TestApplyRecordedHypFromTimeline(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	d := newDriver(t, m)
 	d.run(m.Init())
-	d.until("the timeline", func() bool { return len(m.runs) == 2 })
+	d.until("the timeline", func() bool { return len(m.tl.runs) == 2 })
 	for range paneTimeline {
 		d.key("tab")
 	}
@@ -256,11 +256,11 @@ func TestApplyRecordedHypFromTimeline(t *testing.T) {
 	}
 	// a asks, n declines: nothing written.
 	d.key("a")
-	if m.confirm != confirmApply || !strings.Contains(m.View(), "Apply "+first+"/fix to the checkout") {
+	if m.ask.kind != confirmApply || !strings.Contains(m.View(), "Apply "+first+"/fix to the checkout") {
 		t.Fatalf("a must ask first:\n%s", m.View())
 	}
 	d.key("n")
-	if b, _ := os.ReadFile(v); string(b) != "bad\n" || m.confirm != confirmNone {
+	if b, _ := os.ReadFile(v); string(b) != "bad\n" || m.ask.kind != confirmNone {
 		t.Fatalf("n must apply nothing")
 	}
 	// a, y applies in a command, as shadow apply RUN/HYP does.

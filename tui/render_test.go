@@ -46,6 +46,7 @@ func newTestModel(t testing.TB, p termenv.Profile, w, h int, evs ...[]engine.Eve
 			m.Update(EventMsg(ev))
 		}
 	}
+	m.Update(tickMsg(t0)) // events are drawn at the next tick
 	return m
 }
 

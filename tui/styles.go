@@ -10,7 +10,9 @@ import (
 // profile in tests) governs all of them.
 type Styles struct {
 	r        *lipgloss.Renderer
-	color    bool // the profile has colours at all
+	color    bool // the profile has colours at all (not NO_COLOR, not Mono)
+	attrs    bool // the profile draws bold, reverse and underline
+	g        Glyphs
 	Header   lipgloss.Style
 	Dim      lipgloss.Style
 	Bold     lipgloss.Style
@@ -35,14 +37,30 @@ type Styles struct {
 	HelpKey  lipgloss.Style
 	HelpDesc lipgloss.Style
 	HelpSep  lipgloss.Style
+	Match    lipgloss.Style // a search match
+	Marker   lipgloss.Style // "▼ 12 more lines"
 }
 
-// NewStyles builds the styles on r.
-func NewStyles(r *lipgloss.Renderer) Styles {
+// NewStyles builds the styles on r, in colour.
+func NewStyles(r *lipgloss.Renderer) Styles { return newStyles(Look{Renderer: r}) }
+
+// newStyles builds the styles of a look: on a Mono terminal every colour
+// is dropped and the attributes (bold, reverse, underline) carry the
+// meaning; the glyph set follows the look.
+func newStyles(l Look) Styles {
+	r := l.Renderer
+	mono := l.Mono
 	c := func(light, dark string) lipgloss.TerminalColor {
+		if mono {
+			return lipgloss.NoColor{}
+		}
 		return lipgloss.AdaptiveColor{Light: light, Dark: dark}
 	}
-	s := Styles{r: r, color: r.ColorProfile() != termenv.Ascii}
+	s := Styles{r: r, attrs: r.ColorProfile() != termenv.Ascii, g: UnicodeGlyphs()}
+	s.color = s.attrs && !mono
+	if l.ASCII {
+		s.g = ASCIIGlyphs()
+	}
 	s.Header = r.NewStyle().Bold(true)
 	s.Dim = r.NewStyle().Foreground(c("245", "243"))
 	s.Bold = r.NewStyle().Bold(true)
@@ -67,6 +85,23 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 	s.HelpKey = r.NewStyle().Foreground(c("241", "250")).Bold(true)
 	s.HelpDesc = r.NewStyle().Foreground(c("245", "243"))
 	s.HelpSep = r.NewStyle().Foreground(c("250", "238"))
+	s.Match = r.NewStyle().Reverse(true).Bold(true)
+	s.Marker = r.NewStyle().Foreground(c("130", "214"))
+	if r.ColorProfile() == termenv.ANSI && !mono {
+		// 8 colours: the tinted backgrounds would round to a block of
+		// plain green or red under the code; colour the text instead.
+		s.DiffAdd = r.NewStyle().Foreground(lipgloss.Color("2"))
+		s.DiffDel = r.NewStyle().Foreground(lipgloss.Color("1"))
+	}
+	if mono {
+		s.TabOn = r.NewStyle().Bold(true).Reverse(true)
+		s.BorderOn = r.NewStyle().Bold(true)
+		s.Winner = r.NewStyle().Bold(true).Underline(true)
+		s.DiffAdd = r.NewStyle().Bold(true)
+		s.DiffDel = r.NewStyle()
+		s.DiffHunk = r.NewStyle().Underline(true)
+		s.Marker = r.NewStyle().Bold(true)
+	}
 	return s
 }
 

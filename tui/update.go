@@ -5,28 +5,35 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// Update folds a message into the model. It does no I/O: reading and
+// Update folds a message into the model and, when something changed,
+// lays the screen out and draws the frame. It does no I/O: reading and
 // writing files happen in the tea.Cmds it returns.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.dirty {
+		m.relayout()
+	}
+	if more := m.wantWindow(); more != nil {
+		cmd = tea.Batch(cmd, more)
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		if msg.Width != m.width {
-			clear(m.diffMemo) // highlighted diffs are tinted to the width
+			clear(m.diff.memo) // highlighted diffs are tinted to the width
 		}
 		m.width, m.height = max(msg.Width, 0), max(msg.Height, 0)
-		m.help.Width = m.width
-		if m.shown != nil {
-			n := len(m.shown.hyps)
-			m.colOff = scrollCols(m.colOff, m.sel, visibleCols(m.width, n), n)
-		}
+		m.keepColInView()
 		m.dirty = true
-		return m, nil
+		return nil
 
 	case EventMsg:
 		ev := engine.Event(msg)
@@ -38,11 +45,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.pending = true
 		if ev.Kind == engine.KindRunFinished || ev.Kind == engine.KindHypFinished {
 			m.onFinish(ev)
-			if m.lister != nil && ev.Kind == engine.KindRunFinished {
-				return m, m.loadTimeline()
+			if m.tl.lister != nil && ev.Kind == engine.KindRunFinished {
+				return m.loadTimeline()
 			}
 		}
-		return m, nil
+		return nil
 
 	case RunDoneMsg:
 		m.engineDone = true
@@ -53,22 +60,27 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.dirty = true
 		if m.quitting {
-			return m, tea.Quit
+			return tea.Quit
+		}
+		// The question "the run is still going…" has no reason left.
+		if m.ask.kind == confirmQuit {
+			m.ask = prompt{}
 		}
 		var reload tea.Cmd
-		if m.lister != nil { // the record has its report now
+		if m.tl.lister != nil { // the record has its report now
 			reload = m.loadTimeline()
 		}
-		if msg.Err != nil {
+		switch {
+		case msg.Err != nil:
 			m.status = "the run failed: " + msg.Err.Error() + " · q exits"
-		} else if m.status == "" || strings.HasPrefix(m.status, "cancelling") {
-			m.status = m.doneStatus()
+		case strings.HasPrefix(m.status, "cancelling"):
+			m.status = ""
 		}
-		return m, reload
+		return reload
 
 	case tickMsg:
 		m.onTick(time.Time(msg))
-		return m, m.tick()
+		return m.tick()
 
 	case applyDoneMsg:
 		switch {
@@ -80,55 +92,78 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status = fmt.Sprintf("applied %s to the checkout: %s", msg.hyp, strings.Join(msg.applied, ", "))
 		}
 		m.dirty = true
-		return m, nil
+		return nil
 
-	case logMsg:
-		if msg.hyp == m.outHyp && m.outOpen {
-			text := msg.text
-			if msg.err != nil {
-				text = "cannot read the output: " + msg.err.Error()
-			} else if msg.cut {
-				text = fmt.Sprintf("[… earlier output cut: showing the last %d MiB]\n", logLimit>>20) + text
-			}
-			m.setOutput(text)
+	case patchDoneMsg:
+		if msg.err != nil {
+			m.status = "cannot write the patch of " + msg.hyp + ": " + msg.err.Error()
+		} else {
+			m.status = "wrote the diff of " + msg.hyp + " to " + msg.path + " (git apply " + msg.path + ")"
 		}
-		return m, nil
+		m.dirty = true
+		return nil
+
+	case logIndexMsg:
+		return m.onLogIndex(msg)
+
+	case logWindowMsg:
+		o := &m.out
+		if o.idx == nil || msg.path != o.idx.path {
+			return nil
+		}
+		o.loading = -1
+		if msg.err != nil {
+			o.note = "cannot read the output: " + msg.err.Error()
+		} else {
+			o.p.win, o.p.winFrom = msg.lines, msg.from
+		}
+		m.dirty = true
+		return nil
+
+	case logSearchMsg:
+		o := &m.out
+		if o.idx == nil || msg.path != o.idx.path || msg.query != o.p.query {
+			return nil
+		}
+		m.foundAt(&o.p, msg.line, msg.err)
+		m.dirty = true
+		return nil
 
 	case timelineMsg:
 		if msg.err != nil {
 			m.status = "cannot list the recorded runs: " + msg.err.Error()
 			m.dirty = true
-			return m, nil
+			return nil
 		}
 		m.setRuns(msg.runs)
-		if n := len(msg.runs); m.opts.Watch && n > 0 && m.wantRun == "" && !m.tlPinned {
+		if n := len(msg.runs); m.opts.Watch && n > 0 && m.tl.want == "" && !m.tl.pinned {
 			// Nothing newer to follow: show the newest run as recorded
 			// (the follower yields only runs not finished when it starts,
 			// an interrupted one from long ago among them).
 			newest := msg.runs[n-1]
 			stale := m.shown == nil || (m.shown == m.live && m.live.done && m.live.id < newest.ID)
 			if newest.State != snap.StateRunning && stale {
-				m.wantRun = newest.ID
-				return m, loadRunCmd(newest)
+				m.tl.want = newest.ID
+				return loadRunCmd(newest)
 			}
 		}
-		return m, nil
+		return nil
 
 	case runLoadedMsg:
-		if msg.id != m.wantRun {
-			return m, nil // another run was picked, or watch switched since
+		if msg.id != m.tl.want {
+			return nil // another run was picked, or watch switched since
 		}
-		m.wantRun = ""
+		m.tl.want = ""
 		if msg.err != nil {
 			m.status = "cannot read run " + msg.id + ": " + msg.err.Error()
 		} else {
 			m.show(msg.view)
 		}
 		m.dirty = true
-		return m, nil
+		return nil
 
 	case followMsg:
-		return m, m.onFollow(msg)
+		return m.onFollow(msg)
 
 	case reportMsg:
 		if rv := m.followed[msg.id]; rv != nil && msg.report != nil && rv.report == nil {
@@ -138,13 +173,25 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			m.dirty = true
 		}
-		return m, nil
+		return nil
+
+	case tea.MouseMsg:
+		return m.onMouse(msg)
 
 	case tea.KeyMsg:
 		m.dirty = true
-		return m, m.onKey(msg)
+		// Keys that arrive in one read (key repeat over ssh, "jj" typed
+		// fast) come as one message of several runes: each is a key.
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.out.typing {
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			}
+			return tea.Batch(cmds...)
+		}
+		return m.onKey(msg)
 	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) onTick(t time.Time) {
@@ -164,7 +211,7 @@ func (m *Model) onTick(t time.Time) {
 // picked a hypothesis.
 func (m *Model) onFinish(ev engine.Event) {
 	m.dirty = true
-	if ev.Kind != engine.KindRunFinished || m.shown != m.live || m.userMoved {
+	if ev.Kind != engine.KindRunFinished || m.shown != m.live || m.sel.moved {
 		return
 	}
 	if w := m.live.winner(); w != "" {
@@ -172,64 +219,69 @@ func (m *Model) onFinish(ev engine.Event) {
 	}
 }
 
-func (m *Model) doneStatus() string {
-	rv := m.live
-	if rv == nil || rv.report == nil {
-		return ""
-	}
-	if w := rv.winner(); w != "" {
-		return "run finished: winner " + w + " · a applies it · q exits"
-	}
-	if rv.report.Cancelled {
-		return "run cancelled · q exits"
-	}
-	return "run finished: no hypothesis passed · q exits"
-}
-
 func (m *Model) show(rv *runView) {
 	m.shown = rv
-	m.sel, m.colOff = 0, 0
+	m.sel = selection{}
 	if w := rv.winner(); w != "" {
 		m.selectName(w)
 	}
-	m.diffKey = ""
+	m.diff.key = ""
 	m.dirty = true
 }
 
 func (m *Model) selectName(name string) {
+	m.sel.name = name
+	m.keepColInView()
+}
+
+// colIndex is the selected hypothesis's column (spec order), -1 none.
+func (m *Model) colIndex() int {
+	h := m.selected()
+	if h == nil {
+		return -1
+	}
+	for i, x := range m.shown.hyps {
+		if x == h {
+			return i
+		}
+	}
+	return -1
+}
+
+func (m *Model) keepColInView() {
 	if m.shown == nil {
 		return
 	}
-	for i, h := range m.shown.hyps {
-		if h.name == name {
-			m.sel = i
-		}
-	}
-	m.colOff = scrollCols(m.colOff, m.sel, visibleCols(m.width, len(m.shown.hyps)), len(m.shown.hyps))
+	n := len(m.shown.hyps)
+	m.sel.colOff = scrollCols(m.sel.colOff, max(m.colIndex(), 0), visibleCols(m.width, n), n)
 }
 
+// selected is the selected hypothesis: the one named, else the first.
 func (m *Model) selected() *hypState {
 	if m.shown == nil || len(m.shown.hyps) == 0 {
 		return nil
 	}
-	return m.shown.hyps[clamp(m.sel, 0, len(m.shown.hyps)-1)]
+	if h, ok := m.shown.byName[m.sel.name]; ok {
+		return h
+	}
+	return m.shown.hyps[0]
 }
 
 func (m *Model) setRuns(runs []runRow) {
 	prevID := ""
-	if m.tlSel < len(m.runs) {
-		prevID = m.runs[m.tlSel].ID
+	if m.tl.sel < len(m.tl.runs) {
+		prevID = m.tl.runs[m.tl.sel].ID
 	}
-	m.runs = runs
-	m.tlSel = len(runs) - 1
-	if m.tlPinned {
+	m.tl.runs = runs
+	m.tl.sel = len(runs) - 1
+	if m.tl.pinned {
 		for i, r := range runs {
 			if r.ID == prevID {
-				m.tlSel = i
+				m.tl.sel = i
 			}
 		}
 	}
-	m.tlSel = max(m.tlSel, 0)
+	m.tl.sel = max(m.tl.sel, 0)
 	m.dirty = true
 }
 
@@ -254,14 +306,14 @@ func (m *Model) onFollow(msg followMsg) tea.Cmd {
 			}
 			m.followed[f.Run] = rv
 			reload = true
+			m.dirty = true
 			if f.Run < m.newestRun() {
 				continue // an older run still going, or long interrupted
 			}
-			m.live, m.wantRun = rv, ""
-			m.userMoved = false
+			m.live, m.tl.want = rv, ""
 			m.show(rv)
 			m.status = "following run " + f.Run
-			m.tlPinned = false
+			m.tl.pinned = false
 		case snap.FollowEvent:
 			rv := m.followed[f.Run]
 			if rv == nil || f.Event == nil {
@@ -285,11 +337,14 @@ func (m *Model) onFollow(msg followMsg) tea.Cmd {
 			} else if rv.report == nil {
 				cmds = append(cmds, loadReportCmd(f.Run, f.Dir))
 			}
+			if rv == m.live && strings.HasPrefix(m.status, "following run ") {
+				m.status = ""
+			}
 			m.dirty = true
 			reload = true
 		}
 	}
-	if reload && m.lister != nil {
+	if reload && m.tl.lister != nil {
 		cmds = append(cmds, m.loadTimeline())
 	}
 	if !msg.closed {
@@ -304,98 +359,10 @@ func (m *Model) newestRun() string {
 	if m.live != nil {
 		id = m.live.id
 	}
-	if n := len(m.runs); n > 0 && m.runs[n-1].ID > id {
-		id = m.runs[n-1].ID
+	if n := len(m.tl.runs); n > 0 && m.tl.runs[n-1].ID > id {
+		id = m.tl.runs[n-1].ID
 	}
 	return id
-}
-
-func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
-	k := m.keys
-	// A pending question takes the key first.
-	if m.confirm != confirmNone {
-		yes := key.Matches(msg, k.Yes)
-		if msg.String() == "ctrl+c" {
-			yes = m.confirm == confirmQuit
-		}
-		kind, hyp, run := m.confirm, m.confirmHyp, m.confirmRun
-		m.confirm, m.confirmHyp, m.confirmRun = confirmNone, "", ""
-		if !yes {
-			m.status = ""
-			return nil
-		}
-		switch kind {
-		case confirmQuit:
-			return m.cancelRun()
-		case confirmApply:
-			if run != "" {
-				m.status = "applying " + run + "/" + hyp + "…"
-				return applyRecordCmd(*m.opts.Store, m.opts.Workspace, run, hyp)
-			}
-			for _, h := range m.opts.Hyps {
-				if h.Name == hyp {
-					m.status = "applying " + hyp + "…"
-					return applyCmd(m.opts.Workspace, h, m.opts.Originals)
-				}
-			}
-		}
-		return nil
-	}
-	switch {
-	case msg.String() == "ctrl+c":
-		if m.runActive() {
-			return m.cancelRun()
-		}
-		return tea.Quit
-	case key.Matches(msg, k.Quit):
-		if m.outOpen {
-			m.outOpen = false
-			return nil
-		}
-		if m.runActive() {
-			if m.live.done { // finished, the engine is returning now
-				m.quitting = true
-				return nil
-			}
-			m.confirm = confirmQuit
-			m.status = ""
-			return nil
-		}
-		return tea.Quit
-	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
-	case key.Matches(msg, k.Back):
-		m.outOpen = false
-	case key.Matches(msg, k.Tab):
-		m.outOpen = false
-		m.focus = (m.focus + 1) % paneCount
-		if m.focus == paneTimeline && m.lister != nil {
-			return m.loadTimeline()
-		}
-	case key.Matches(msg, k.ShiftTab):
-		m.outOpen = false
-		m.focus = (m.focus + paneCount - 1) % paneCount
-	case key.Matches(msg, k.Left):
-		m.move(-1)
-	case key.Matches(msg, k.Right):
-		m.move(1)
-	case key.Matches(msg, k.Up):
-		return m.vertical(-1)
-	case key.Matches(msg, k.Down):
-		return m.vertical(1)
-	case key.Matches(msg, k.PageUp):
-		m.scroll(-1, true)
-	case key.Matches(msg, k.PageDown):
-		m.scroll(1, true)
-	case key.Matches(msg, k.Open):
-		if m.focus == paneTimeline && !m.outOpen {
-			return m.openRun()
-		}
-		return m.openOutput()
-	case key.Matches(msg, k.Apply):
-		m.askApply()
-	}
-	return nil
 }
 
 // runActive: the live run of this process has not returned yet.
@@ -415,111 +382,72 @@ func (m *Model) cancelRun() tea.Cmd {
 	return nil
 }
 
+// order is the hypotheses in the order the focused pane shows them, the
+// one order ←/→ (and ↑/↓ where they select) move in: the columns of a
+// live run left to right (spec order); everything else, results and
+// leaderboard, in rank order.
+func (m *Model) order() []*hypState {
+	if m.shown == nil {
+		return nil
+	}
+	if m.focus == paneColumns && !m.shown.done {
+		return m.shown.hyps
+	}
+	return m.shown.ranked()
+}
+
+// move selects the hypothesis d places away in the pane's order.
 func (m *Model) move(d int) {
-	if m.outOpen {
+	rows := m.order()
+	if len(rows) == 0 {
 		return
 	}
-	if m.shown == nil || len(m.shown.hyps) == 0 {
-		return
-	}
-	m.userMoved = true
-	m.sel = clamp(m.sel+d, 0, len(m.shown.hyps)-1)
-	m.colOff = scrollCols(m.colOff, m.sel, visibleCols(m.width, len(m.shown.hyps)), len(m.shown.hyps))
-}
-
-// vertical moves in the focused list, or scrolls the focused viewport.
-func (m *Model) vertical(d int) tea.Cmd {
-	switch {
-	case m.outOpen, m.focus == paneDiff:
-		m.scroll(d, false)
-	case m.focus == paneTimeline:
-		if len(m.runs) > 0 {
-			m.tlSel = clamp(m.tlSel+d, 0, len(m.runs)-1)
-			m.tlPinned = true
-			return m.openRun()
+	cur := m.selected()
+	for i, r := range rows {
+		if r == cur {
+			m.selectName(rows[clamp(i+d, 0, len(rows)-1)].name)
+			m.sel.moved = true
+			return
 		}
-	default:
-		// Columns and leaderboard: move in rank order.
-		if m.shown == nil {
-			return nil
-		}
-		rows := m.shown.ranked()
-		cur := m.selected()
-		for i, r := range rows {
-			if r == cur {
-				j := clamp(i+d, 0, len(rows)-1)
-				m.selectName(rows[j].name)
-				m.userMoved = true
-				break
-			}
-		}
-	}
-	return nil
-}
-
-func (m *Model) scroll(d int, page bool) {
-	vp := &m.diffVP
-	if m.outOpen {
-		vp = &m.outVP
-	}
-	switch {
-	case page && d < 0:
-		vp.PageUp()
-	case page:
-		vp.PageDown()
-	case d < 0:
-		vp.ScrollUp(1)
-	default:
-		vp.ScrollDown(1)
 	}
 }
 
 // openRun shows the run selected in the timeline: the live one as it is,
 // another read from its record.
 func (m *Model) openRun() tea.Cmd {
-	if m.tlSel >= len(m.runs) {
+	if m.tl.sel >= len(m.tl.runs) {
 		return nil
 	}
-	ri := m.runs[m.tlSel]
+	ri := m.tl.runs[m.tl.sel]
 	if m.live != nil && ri.ID == m.live.id {
-		m.wantRun = ""
+		m.tl.want = ""
 		m.show(m.live)
 		return nil
 	}
 	if rv := m.followed[ri.ID]; rv != nil {
-		m.wantRun = ""
+		m.tl.want = ""
 		m.show(rv)
 		return nil
 	}
-	m.wantRun = ri.ID
+	m.tl.want = ri.ID
 	return loadRunCmd(ri)
 }
 
-// openOutput opens the selected hypothesis's full output: its log file
-// once it finished, else the lines kept so far.
-func (m *Model) openOutput() tea.Cmd {
-	h := m.selected()
-	if h == nil {
-		return nil
+// backToLive leaves a recorded run picked in the timeline for the run
+// this screen follows.
+func (m *Model) backToLive() bool {
+	if m.live == nil || m.shown == m.live {
+		return false
 	}
-	m.outOpen, m.outHyp = true, h.name
-	m.outVP.SetYOffset(0)
-	if h.result != nil && h.result.Log != "" {
-		m.setOutput("reading " + h.result.Log + "…")
-		return readLogCmd(h.name, h.result.Log)
+	m.tl.want, m.tl.pinned = "", false
+	m.show(m.live)
+	for i, r := range m.tl.runs {
+		if r.ID == m.live.id {
+			m.tl.sel = i
+		}
 	}
-	m.setOutput(strings.Join(h.out.last(ringCap), "\n"))
-	return nil
-}
-
-func (m *Model) setOutput(text string) {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = sanitize(l, m.st.color)
-	}
-	m.outVP.SetContent(strings.Join(lines, "\n"))
-	m.outBottom = true // once the viewport has its size, in render
-	m.dirty = true
+	m.status = ""
+	return true
 }
 
 // askApply asks before applying the selected hypothesis: of the live
@@ -536,7 +464,7 @@ func (m *Model) askApply() {
 			m.status = h.name + " has not finished yet"
 			return
 		}
-		m.confirm, m.confirmHyp, m.confirmRun = confirmApply, h.name, ""
+		m.ask = prompt{kind: confirmApply, hyp: h.name}
 		m.status = ""
 		return
 	}
@@ -548,6 +476,20 @@ func (m *Model) askApply() {
 		m.status = h.name + " has not finished yet"
 		return
 	}
-	m.confirm, m.confirmHyp, m.confirmRun = confirmApply, h.name, m.shown.id
+	m.ask = prompt{kind: confirmApply, hyp: h.name, run: m.shown.id}
 	m.status = ""
+}
+
+// writePatch writes the selected hypothesis's diff as a patch file.
+func (m *Model) writePatch() tea.Cmd {
+	h := m.selected()
+	if h == nil || h.result == nil {
+		m.status = "no diff yet: the hypothesis has not finished"
+		return nil
+	}
+	if h.result.Diff == "" {
+		m.status = h.name + " changes nothing: no patch to write"
+		return nil
+	}
+	return writePatchCmd(m.shown.id, h.name, h.result.Diff)
 }

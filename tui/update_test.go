@@ -27,8 +27,42 @@ func press(s string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyRight}
 	case "down":
 		return tea.KeyMsg{Type: tea.KeyDown}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "pgup":
+		return tea.KeyMsg{Type: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyMsg{Type: tea.KeyPgDown}
+	case "home":
+		return tea.KeyMsg{Type: tea.KeyHome}
+	case "end":
+		return tea.KeyMsg{Type: tea.KeyEnd}
+	case "backspace":
+		return tea.KeyMsg{Type: tea.KeyBackspace}
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}
+
+// settle runs cmd and what its messages return, in turn, synchronously
+// (ticks and quits aside), as the program would.
+func settle(m *Model, cmd tea.Cmd) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := c()
+		switch msg := msg.(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tickMsg, tea.QuitMsg, nil:
+		default:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
 }
 
 func isQuit(cmd tea.Cmd) bool {
@@ -144,14 +178,14 @@ func TestQuitConfirmDuringRun(t *testing.T) {
 	cancelled := 0
 	m := newTestModel(t, termenv.Ascii, 100, 30, liveEvents())
 	m.opts.Cancel = func() { cancelled++ }
-	if cmd := m.onKey(press("q")); cmd != nil || m.confirm != confirmQuit {
+	if _, cmd := m.Update(press("q")); cmd != nil || m.ask.kind != confirmQuit {
 		t.Fatalf("q during a run must ask first")
 	}
 	if !strings.Contains(m.View(), "Cancel it and quit? [y/N]") {
 		t.Errorf("no question on screen")
 	}
 	m.Update(press("n"))
-	if cancelled != 0 || m.confirm != confirmNone {
+	if cancelled != 0 || m.ask.kind != confirmNone {
 		t.Fatalf("n must keep the run going")
 	}
 	m.Update(press("q"))
@@ -193,8 +227,8 @@ func TestNavigationAndPanes(t *testing.T) {
 	m.Update(RunDoneMsg{Report: finishEvents()[2].Report})
 	m.Update(press("right"))
 	m.Update(press("l"))
-	if m.selected().name != "rewrite" || m.colOff != 2 {
-		t.Errorf("selected %s, offset %d: want rewrite scrolled into view", m.selected().name, m.colOff)
+	if m.selected().name != "rewrite" || m.sel.colOff != 2 {
+		t.Errorf("selected %s, offset %d: want rewrite scrolled into view", m.selected().name, m.sel.colOff)
 	}
 	if !strings.Contains(m.View(), "rewrite") {
 		t.Errorf("selected column not visible")
@@ -209,7 +243,7 @@ func TestNavigationAndPanes(t *testing.T) {
 		t.Errorf("down in the leaderboard moves in rank order, got %s", m.selected().name)
 	}
 	m.Update(press("tab"))
-	if m.focus != paneDiff || !strings.Contains(m.View(), "diff of rewrite") {
+	if m.focus != paneDiff || !strings.Contains(m.View(), "── rewrite · ") {
 		t.Errorf("tab to the diff pane")
 	}
 	m.Update(press("?"))
@@ -229,15 +263,15 @@ func TestOpenFullOutputReadsInCmd(t *testing.T) {
 	m.live.byName["baseline"].result.Log = log
 	m.selectName("baseline")
 	_, cmd := m.Update(press("enter"))
-	if cmd == nil || !m.outOpen {
+	if cmd == nil || !m.out.open {
 		t.Fatalf("enter must open the output and read the log in a command")
 	}
-	m.Update(cmd())
+	settle(m, cmd)
 	if v := m.View(); !strings.Contains(v, "second line") || !strings.Contains(v, "output of baseline") {
 		t.Errorf("output not shown:\n%s", v)
 	}
 	m.Update(press("esc"))
-	if m.outOpen {
+	if m.out.open {
 		t.Errorf("esc closes the output")
 	}
 }
@@ -252,7 +286,7 @@ func TestApplyAsksThenAppliesInCmd(t *testing.T) {
 	m.opts.Workspace, m.opts.Hyps = ws, hyps
 	m.opts.Originals = engine.ReadOriginals(ws, hyps)
 	m.selectName("plus-op")
-	if cmd := m.onKey(press("a")); cmd != nil || m.confirm != confirmApply {
+	if cmd := m.onKey(press("a")); cmd != nil || m.ask.kind != confirmApply {
 		t.Fatalf("a must ask first")
 	}
 	_, cmd := m.Update(press("y"))

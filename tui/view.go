@@ -9,41 +9,34 @@ import (
 	"github.com/shadow-dev/shadow/engine"
 )
 
-// View returns the frame. Frames are rebuilt only when something changed
-// (a key, a resize) or at the redraw tick after events arrived, so a flood
-// of output events costs one render per tick, not one per event.
+// View returns the frame relayout drew. It only reads: frames are drawn
+// in Update when something changed (a key, a resize) or at the redraw
+// tick after events arrived, so a flood of output events costs one frame
+// per tick, not one per event.
 func (m *Model) View() string {
-	if m.dirty || m.frame == "" {
-		m.frame = m.render()
-		m.dirty = false
-		m.lastDraw = m.now()
+	if m.frame == "" && m.dirty {
+		return m.render()
 	}
 	return m.frame
 }
 
-// render draws the whole screen in exactly width×height cells.
+// render draws the whole screen in exactly width×height cells, as the
+// layout says.
 func (m *Model) render() string {
-	w, h := m.width, m.height
+	l := m.lay
+	w, h := l.w, l.h
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	if w < 20 || h < 6 {
+	if l.kind == bodyTiny {
 		return fit("shadow: window too small", w, h)
 	}
 	now := m.now()
-	helpView := m.help.View(m.keys)
-	helpLines := splitLines(helpView)
-	if len(helpLines) > h/3 {
-		helpLines = helpLines[:max(h/3, 1)]
+	parts := []string{m.header(w, now), m.tabs(w), m.body(l, now)}
+	if l.status {
+		parts = append(parts, m.statusLine(w))
 	}
-	bodyH := h - 3 - len(helpLines)
-	parts := []string{
-		m.header(w, now),
-		m.tabs(w),
-		m.body(w, bodyH, now),
-		m.statusLine(w),
-		strings.Join(helpLines, "\n"),
-	}
+	parts = append(parts, strings.Join(l.help, "\n"))
 	return fit(strings.Join(parts, "\n"), w, h)
 }
 
@@ -72,7 +65,10 @@ func (m *Model) header(w int, now time.Time) string {
 	fin, running := rv.counts()
 	switch {
 	case rv.report != nil && rv.winner() != "":
-		right = st.Winner.Render("★ winner " + rv.winner())
+		right = st.Winner.Render(st.g.Winner + " winner " + rv.winner())
+		if rv.report.Cancelled {
+			right = st.Warn.Render("cancelled · ") + right
+		}
 	case rv.report != nil && rv.report.Cancelled:
 		right = st.Warn.Render("cancelled")
 	case rv.report != nil:
@@ -84,14 +80,17 @@ func (m *Model) header(w int, now time.Time) string {
 		if !rv.started.IsZero() {
 			el = " · " + fmtDur(now.Sub(rv.started))
 		}
-		spin := spinnerFrames[m.frameN%len(spinnerFrames)]
+		spin := st.g.Spinner[m.frameN%len(st.g.Spinner)]
 		if running == 0 {
-			spin = "·"
+			spin = st.g.Queued
 		}
 		right = st.Running.Render(fmt.Sprintf("%s %d/%d done", spin, fin, len(rv.hyps))) + st.Dim.Render(el)
 	}
 	if rv != m.live && rv.id != "" {
 		right = st.Dim.Render("run "+rv.id+" · ") + right
+	}
+	if other := m.otherRunGoing(); other != "" {
+		right = st.Running.Render(other+" · ") + right
 	}
 	rw := ansi.StringWidth(right)
 	lw := max(w-rw-1, 0)
@@ -104,7 +103,10 @@ func (m *Model) tabs(w int) string {
 	var tabs []string
 	for i := range paneCount {
 		name := paneNames[i]
-		if pane(i) == m.focus && !m.outOpen {
+		if pane(i) == paneColumns && m.shown != nil && m.shown.done {
+			name = "results"
+		}
+		if pane(i) == m.focus && !m.out.open {
 			tabs = append(tabs, st.TabOn.Render("["+name+"]"))
 		} else {
 			tabs = append(tabs, st.Tab.Render(" "+name+" "))
@@ -112,17 +114,17 @@ func (m *Model) tabs(w int) string {
 	}
 	left := strings.Join(tabs, "")
 	right := ""
-	if rv := m.shown; rv != nil && len(rv.hyps) > 0 {
+	if rv := m.shown; rv != nil && len(rv.hyps) > 0 && m.lay.kind == bodyLive {
 		n := len(rv.hyps)
 		vis := visibleCols(w, n)
-		off := clamp(m.colOff, 0, max(n-vis, 0))
+		off := clamp(m.sel.colOff, 0, max(n-vis, 0))
 		if vis < n {
 			l, r := " ", " "
 			if off > 0 {
-				l = "‹"
+				l = st.g.Left
 			}
 			if off+vis < n {
-				r = "›"
+				r = st.g.Right
 			}
 			right = st.Dim.Render(fmt.Sprintf("%s %d–%d of %d %s", l, off+1, off+vis, n, r))
 		}
@@ -136,14 +138,17 @@ func (m *Model) tabs(w int) string {
 
 func (m *Model) statusLine(w int) string {
 	st := m.st
-	switch m.confirm {
+	if m.out.typing {
+		return trunc(st.Prompt.Render("/")+m.out.input+"█", w)
+	}
+	switch m.ask.kind {
 	case confirmQuit:
 		return trunc(st.Prompt.Render("The run is still going. Cancel it and quit? [y/N]"), w)
 	case confirmApply:
 		h := m.selected()
-		name := m.confirmHyp
-		if m.confirmRun != "" {
-			name = m.confirmRun + "/" + m.confirmHyp
+		name := m.ask.hyp
+		if m.ask.run != "" {
+			name = m.ask.run + "/" + m.ask.hyp
 		}
 		q := fmt.Sprintf("Apply %s to the checkout %s? [y/N]", name, shortPath(m.opts.Workspace))
 		switch {
@@ -162,85 +167,143 @@ func (m *Model) statusLine(w int) string {
 	return ""
 }
 
-// body draws the focused pane and what goes with it in w×h cells.
-func (m *Model) body(w, h int, now time.Time) string {
+// body draws what the layout put between the tabs and the status line.
+func (m *Model) body(l layout, now time.Time) string {
+	w, h := l.w, l.bodyH
 	if h <= 0 {
 		return ""
 	}
 	st := m.st
-	if m.outOpen {
-		m.outVP.Width, m.outVP.Height = w, max(h-1, 1)
-		if m.outBottom {
-			m.outVP.GotoBottom()
-			m.outBottom = false
-		}
-		title := st.Bold.Render("output of "+m.outHyp) + st.Dim.Render(" · ↑/↓ pgup/pgdn scroll · esc closes")
-		return fit(trunc(title, w)+"\n"+m.outVP.View(), w, h)
-	}
 	rv := m.shown
 	sel := ""
 	if s := m.selected(); s != nil {
 		sel = s.name
 	}
-	n := 0
-	if rv != nil {
-		n = len(rv.hyps)
-	}
-	switch m.focus {
-	case paneColumns:
-		lbH := min(n+1, max(h/4, 3))
-		rest := h - lbH - 1
-		if rest < 6 {
-			return renderColumns(st, rv, m.sel, m.colOff, w, h, now, m.frameN)
+	lb := func() string { return renderLeaderboard(st, rv, sel, w, l.lbH, now) }
+	var parts []string
+	switch l.kind {
+	case bodyOutput:
+		return fit(m.outputTitle(w)+"\n"+strings.Join(m.out.p.view(st), "\n"), w, h)
+	case bodyLive:
+		cols := renderColumns(st, rv, m.colIndex(), m.sel.colOff, w, l.colsH, now, m.frameN)
+		parts = append(parts, cols)
+		if l.lbH > 0 {
+			parts = append(parts, m.rule("leaderboard", "", w), lb())
 		}
-		if rest >= 26 && m.selected() != nil {
-			colsH := max(10, rest/2)
-			diffH := rest - colsH - 1
-			return fit(strings.Join([]string{
-				renderColumns(st, rv, m.sel, m.colOff, w, colsH, now, m.frameN),
-				m.rule("leaderboard", w),
-				renderLeaderboard(st, rv, sel, w, lbH, now),
-				m.rule(m.detailTitle(), w),
-				m.detail(w, diffH),
-			}, "\n"), w, h)
+		if l.detailH > 0 {
+			parts = append(parts, m.detailRule(w), m.detail(l))
 		}
-		return fit(strings.Join([]string{
-			renderColumns(st, rv, m.sel, m.colOff, w, rest, now, m.frameN),
-			m.rule("leaderboard", w),
-			renderLeaderboard(st, rv, sel, w, lbH, now),
-		}, "\n"), w, h)
-	case paneLeaderboard:
-		lbH := min(n+1, max(h/2, 3))
-		if h-lbH-1 < 3 {
-			return renderLeaderboard(st, rv, sel, w, h, now)
+	case bodyResults, bodyBoard:
+		parts = append(parts, lb())
+		if l.detailH > 0 {
+			parts = append(parts, m.detailRule(w), m.detail(l))
 		}
-		return fit(strings.Join([]string{
-			renderLeaderboard(st, rv, sel, w, lbH, now),
-			m.rule(m.detailTitle(), w),
-			m.detail(w, h-lbH-1),
-		}, "\n"), w, h)
-	case paneDiff:
-		return fit(m.rule(m.detailTitle(), w)+"\n"+m.detail(w, h-1), w, h)
-	case paneTimeline:
-		if m.lister == nil {
+	case bodyDiff:
+		parts = append(parts, m.detailRule(w), m.detail(l))
+	case bodyTimeline:
+		if m.tl.lister == nil {
 			return fit(st.Dim.Render("this run is not recorded (--no-record): no timeline"), w, h)
 		}
-		tlH := clamp(len(m.runs), 1, max(h/2, 1))
-		lbH := h - tlH - 1
-		if lbH < 2 {
-			return renderTimeline(st, m.runs, m.tlSel, m.liveID(), w, h)
+		parts = append(parts, renderTimeline(st, m.tl.runs, m.tl.sel, m.liveID(), w, l.tlH))
+		if l.lbH > 0 {
+			title := "runs of this workspace, newest last · ↑/↓ pick"
+			if rv != nil && rv.id != "" {
+				title = "run " + rv.id
+				if rv != m.live && m.live != nil {
+					title += " · esc back to the live run"
+				}
+			}
+			parts = append(parts, m.rule(title, "", w), lb())
 		}
-		title := "runs of this workspace, newest last · ↑/↓ pick"
-		if rv != nil && rv.id != "" {
-			title = "run " + rv.id
-		}
-		return fit(strings.Join([]string{
-			renderTimeline(st, m.runs, m.tlSel, m.liveID(), w, tlH),
-			m.rule(title, w),
-			renderLeaderboard(st, rv, sel, w, lbH, now),
-		}, "\n"), w, h)
 	}
-	return fit("", w, h)
+	return fit(strings.Join(parts, "\n"), w, h)
+}
+
+// detail draws the diff pane's rows: the pager's window and, when the
+// content is cut, a last row that says how much more there is.
+func (m *Model) detail(l layout) string {
+	if l.detailH <= 0 {
+		return ""
+	}
+	if m.selected() == nil {
+		return fit(m.st.Dim.Render("nothing selected"), l.w, l.detailH)
+	}
+	p := &m.diff.p
+	rows := fit(strings.Join(p.view(m.st), "\n"), l.w, p.h)
+	if !l.marker {
+		return rows
+	}
+	g := m.st.g
+	var mk string
+	switch {
+	case p.below() > 0:
+		mk = fmt.Sprintf("%s %d more lines · ↓/pgdn scrolls", g.Below, p.below())
+	default:
+		mk = fmt.Sprintf("%s %d lines above · g goes to the top", g.Above, p.off)
+	}
+	return rows + "\n" + trunc(m.st.Marker.Render(mk), l.w)
+}
+
+// detailRule is the diff pane's divider: whose diff, its state, and
+// where in it the window is.
+func (m *Model) detailRule(w int) string {
+	h := m.selected()
+	if h == nil {
+		return m.rule("diff", "", w)
+	}
+	name := h.name
+	if m.shown != nil && m.shown.winner() == h.name {
+		name = m.st.g.Winner + " " + name
+	}
+	right := ""
+	if p := &m.diff.p; p.total > p.h && p.h > 0 {
+		right = p.position()
+	}
+	return m.rule(name+" · "+m.diff.summary, right, w)
+}
+
+// outputTitle is the full-output view's first row: whose output, where
+// in it, the search and the keys.
+func (m *Model) outputTitle(w int) string {
+	st := m.st
+	o := &m.out
+	left := st.Bold.Render("output of " + o.hyp)
+	if o.note != "" {
+		left += st.Dim.Render(" · " + o.note)
+	}
+	right := o.p.position()
+	switch {
+	case o.found != "":
+		right = st.Warn.Render(o.found) + st.Dim.Render(" · ") + right
+	case o.p.query != "" && o.p.match >= 0:
+		right = st.Dim.Render("/"+o.p.query+" · n/N · ") + right
+	}
+	right = st.Dim.Render(right) + st.Dim.Render(" · esc closes")
+	rw := lipglossWidth(right)
+	return pad(trunc(left, max(w-rw-1, 0)), max(w-rw, 0)) + right
+}
+
+// otherRunGoing, for watch: a run it switched away from (or never
+// showed) that is still going, said in the header so it is not missed.
+func (m *Model) otherRunGoing() string {
+	if !m.opts.Watch {
+		return ""
+	}
+	n := 0
+	id := ""
+	for rid, rv := range m.followed {
+		if rv != m.shown && !rv.done {
+			n++
+			id = rid
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "run " + id + " still going"
+	}
+	return fmt.Sprintf("%d other runs still going", n)
 }
 
 func (m *Model) liveID() string {
@@ -250,96 +313,15 @@ func (m *Model) liveID() string {
 	return m.live.id
 }
 
-// rule is a section divider with a title.
-func (m *Model) rule(title string, w int) string {
-	title = trunc(title, max(w-4, 0))
-	return m.st.Border.Render("── ") + m.st.Bold.Render(title) + m.st.Border.Render(" "+strings.Repeat("─", max(w-4-ansi.StringWidth(title), 0)))
-}
-
-func (m *Model) detailTitle() string {
-	h := m.selected()
-	if h == nil {
-		return "diff"
+// rule is a section divider with a title and, at its right end, a note.
+func (m *Model) rule(title, right string, w int) string {
+	g := m.st.g.Rule
+	rw := 0
+	if right != "" {
+		right = " " + right + " " + g + g
+		rw = lipglossWidth(right)
 	}
-	s := "diff of " + h.name
-	if m.shown != nil && m.shown.winner() == h.name {
-		s = "diff of the winner, " + h.name
-	}
-	return s
-}
-
-// detail is the selected hypothesis's diff, highlighted, and for one that
-// did not pass its failure tail, in a scrollable viewport.
-func (m *Model) detail(w, h int) string {
-	if h <= 0 {
-		return ""
-	}
-	hs := m.selected()
-	m.diffVP.Width, m.diffVP.Height = w, h
-	if hs == nil {
-		return fit(m.st.Dim.Render("nothing selected"), w, h)
-	}
-	key := fmt.Sprintf("%s/%s/%s/%v/%d", m.shown.id, hs.name, hs.status, hs.result != nil, w)
-	if key != m.diffKey {
-		m.diffKey = key
-		m.diffVP.SetContent(strings.Join(m.detailLines(hs), "\n"))
-		m.diffVP.GotoTop()
-	}
-	return fit(m.diffVP.View(), w, h)
-}
-
-func (m *Model) detailLines(h *hypState) []string {
-	st := m.st
-	var out []string
-	sum := statusLine(st, h, m.now(), m.frameN)
-	if c := countsLine(st, h); c != "" {
-		sum += "  " + c
-	}
-	if r := h.result; r != nil {
-		if len(r.Fixed) > 0 {
-			sum += "  " + st.Passed.UnsetBold().Render("fixes "+strings.Join(r.Fixed, ", "))
-		}
-		if len(r.Broken) > 0 {
-			sum += "  " + st.Failed.UnsetBold().Render("breaks "+strings.Join(r.Broken, ", "))
-		}
-	}
-	out = append(out, sum)
-	if h.result != nil && h.result.Error != nil {
-		out = append(out, st.Failed.Render("error: ")+sanitize(*h.result.Error, false))
-	}
-	diff := ""
-	if h.result != nil {
-		diff = h.result.Diff
-	}
-	if diff == "" {
-		if h.result != nil {
-			out = append(out, st.Dim.Render("no changes: this hypothesis is the checkout as it is"))
-		} else {
-			out = append(out, st.Dim.Render("the diff shows when the hypothesis finishes"))
-		}
-	} else {
-		memo := fmt.Sprintf("%s/%s/%d", m.shown.id, h.name, m.diffVP.Width)
-		lines, ok := m.diffMemo[memo]
-		if !ok {
-			lines = highlightDiff(st, diff, m.diffVP.Width)
-			m.diffMemo[memo] = lines
-		}
-		out = append(out, lines...)
-	}
-	if h.result != nil && h.status != engine.StatusPassed && h.status != engine.StatusCancelled {
-		out = append(out, "", m.st.Bold.Render("── output tail of "+h.name+" ──"))
-		tail := strings.TrimRight(h.result.OutputTail, "\n")
-		if tail == "" {
-			out = append(out, st.Dim.Render("(no output)"))
-		}
-		for _, l := range strings.Split(tail, "\n") {
-			if tail != "" {
-				out = append(out, sanitize(l, st.color))
-			}
-		}
-		if h.result.Log != "" {
-			out = append(out, st.Dim.Render("full output: enter · "+h.result.Log))
-		}
-	}
-	return out
+	title = trunc(title, max(w-4-rw, 0))
+	fill := max(w-4-lipglossWidth(title)-rw, 0)
+	return m.st.Border.Render(g+g+" ") + m.st.Bold.Render(title) + m.st.Border.Render(" "+strings.Repeat(g, fill)) + m.st.Dim.Render(right)
 }

@@ -1,0 +1,97 @@
+package tui
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A column is ~26 cells wide: the first 26 characters of each output line
+// ("FAILED tests/test_calc.…") say nothing. What a reader needs is which
+// test failed and why, so the lines that name a failure are picked out
+// (keyLines), their paths cut to the file name and their runner padding
+// squeezed (shortenLine), and then wrapped rather than cut.
+
+// failureLine matches the lines of the common runners that name a failed
+// test or carry its assertion or exception.
+var failureLine = regexp.MustCompile(`^(?:` +
+	`(?:FAILED|ERROR) \S` + // pytest short summary
+	`|E {2,}\S` + // pytest assertion detail
+	`|--- FAIL: ` + // go test
+	`|\s+\S+_test\.go:\d+: ` + // go test t.Errorf
+	`|panic: ` + // go
+	`|\s*● ` + // jest
+	`|\s*(?:×|✗|✕) ` + // vitest, others
+	`|\s*FAIL\s+\S+\.(?:js|ts|jsx|tsx|mjs|cjs)\b` + // jest / vitest file lines
+	`|\s*(?:Expected|Received)(?: value)?: ` + // jest
+	`|test \S+ \.\.\. FAILED` + // cargo test
+	`|thread '.*' panicked at ` + // rust
+	`|\s*assertion .*failed` + // rust assert_eq
+	`|(?:\w+\.)*\w*(?:Error|Exception)(?:: |$)` + // Python / JS / Java exceptions
+	`|error(?:\[E\d+\])?: ` + // rustc, many compilers
+	`|\S+:\d+:\d+: error: ` + // gcc/clang/go vet
+	`|AssertionError` +
+	`)`)
+
+// errorSection matches the line that starts the failure details of a
+// run's output, where the full-output view opens.
+var errorSection = regexp.MustCompile(`^(?:` +
+	`=+ (?:FAILURES|ERRORS) =+$` + // pytest
+	`|--- FAIL: ` + // go test
+	`|panic: ` +
+	`|Traceback \(most recent call last\):` +
+	`|\s*● ` + // jest
+	`|failures:$` + // cargo test
+	`|thread '.*' panicked at ` +
+	`|error(?:\[E\d+\])?: ` +
+	`|\S+:\d+:\d+: error: ` +
+	`|FAIL\b` +
+	`)`)
+
+// isFailureLine reports whether a (sanitized) line names a failure.
+func isFailureLine(l string) bool { return failureLine.MatchString(stripped(l)) }
+
+// isErrorSection reports whether a line starts the failure details.
+func isErrorSection(l string) bool { return errorSection.MatchString(l) }
+
+// dirPrefix is a run of directories before a file name: "tests/unit/",
+// "/home/u/src/", "./".
+var dirPrefix = regexp.MustCompile(`(?:[\w.~@+-]*/)+([\w.@+-]+)`)
+
+// padding is the runners' alignment: "E       assert", "FAIL\tpkg".
+var padding = regexp.MustCompile(`\s{2,}|\t`)
+
+// shortenLine cuts every path in a line to its file name and squeezes the
+// runner's alignment, keeping what names the test and the message:
+// "FAILED tests/test_calc.py::test_div - ZeroDivisionError: division by
+// zero" becomes "test_calc.py::test_div - ZeroDivisionError: division by
+// zero".
+func shortenLine(l string) string {
+	l = stripped(l)
+	l = strings.TrimSpace(l)
+	l = strings.TrimPrefix(l, "FAILED ") // the column already says failed
+	l = dirPrefix.ReplaceAllString(l, "$1")
+	return padding.ReplaceAllString(l, " ")
+}
+
+// keyLines picks, from a hypothesis's last output lines, the ones that
+// name a failure, shortened and without repeats, oldest first; at most
+// max of them (the newest).
+func keyLines(lines []string, max int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		if !isFailureLine(l) {
+			continue
+		}
+		s := shortenLine(l)
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	if len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Glyphs are the few symbols the screen draws. The Unicode set keeps to
+// characters that the common monospace fonts (DejaVu Sans Mono, Menlo, SF
+// Mono, Cascadia, Consolas with its fallback) draw one cell wide and that
+// no terminal shows as emoji: no ⏱ (a two-cell emoji in some terminals, a
+// box in others). The ASCII set is for terminals or locales without UTF-8.
+type Glyphs struct {
+	Passed, Failed, TimedOut, Error, Cancelled, Queued string
+	Winner, Sel, Below, Above, Rule, Left, Right       string
+	Spinner                                            []string
+	Border, BorderOn                                   lipgloss.Border
+}
+
+// UnicodeGlyphs is the default set.
+func UnicodeGlyphs() Glyphs {
+	return Glyphs{
+		Passed: "✓", Failed: "✗", TimedOut: "✗", Error: "!", Cancelled: "–", Queued: "·",
+		Winner: "★", Sel: "›", Below: "▼", Above: "▲", Rule: "─", Left: "‹", Right: "›",
+		Spinner: []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"},
+		Border:  lipgloss.RoundedBorder(), BorderOn: lipgloss.ThickBorder(),
+	}
+}
+
+// ASCIIGlyphs draws with 7-bit characters only.
+func ASCIIGlyphs() Glyphs {
+	on := lipgloss.ASCIIBorder()
+	on.Top, on.Bottom, on.Left, on.Right = "=", "=", "#", "#"
+	return Glyphs{
+		Passed: "ok", Failed: "x", TimedOut: "x", Error: "!", Cancelled: "-", Queued: ".",
+		Winner: "*", Sel: ">", Below: "v", Above: "^", Rule: "-", Left: "<", Right: ">",
+		Spinner: []string{"|", "/", "-", "\\"},
+		Border:  lipgloss.ASCIIBorder(), BorderOn: on,
+	}
+}
+
+// asciiTerminal: the terminal or the locale cannot show UTF-8. The
+// locale is read as setlocale(3) does (LC_ALL, then LC_CTYPE, then LANG);
+// with none set the terminal is trusted (most containers set no locale
+// while their terminal is UTF-8). The Linux console's font has few of the
+// glyphs, and vt100/vt220 have none.
+func asciiTerminal(getenv func(string) string) bool {
+	switch t := getenv("TERM"); {
+	case t == "linux", strings.HasPrefix(t, "vt1"), strings.HasPrefix(t, "vt2"):
+		return true
+	}
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := getenv(k); v != "" {
+			v = strings.ToLower(v)
+			return !strings.Contains(v, "utf-8") && !strings.Contains(v, "utf8")
+		}
+	}
+	return false
+}
