@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // Names inside a workspace's state dir.
@@ -57,6 +57,7 @@ type Journal struct {
 	Parents        []DirStamp `json:"parents"`      // existing directories whose entries change, with their mtimes
 
 	dir string // the journal directory
+	key []byte // the state dir's integrity key: the manifest's MAC
 }
 
 // Entry is one path the hypothesis writes or deletes.
@@ -70,15 +71,20 @@ type Entry struct {
 // Node is the state of one path: absent, a file (its bytes in Blob), a
 // symlink (its target) or, for a deleted directory, its whole tree.
 type Node struct {
-	Kind     string      `json:"kind"` // absent, file, symlink, dir
-	Rel      string      `json:"rel,omitempty"`
-	Mode     os.FileMode `json:"mode,omitempty"` // permission, setuid, setgid and sticky bits
-	MTime    int64       `json:"mtime_ns,omitempty"`
-	Target   string      `json:"target,omitempty"`
-	Blob     string      `json:"blob,omitempty"`
-	SHA256   string      `json:"sha256,omitempty"`
-	Size     int64       `json:"size,omitempty"`
-	Children []Node      `json:"children,omitempty"` // a directory's tree, parents before children; Rel relative to the entry
+	Kind   string      `json:"kind"` // absent, file, symlink, dir
+	Rel    string      `json:"rel,omitempty"`
+	Mode   os.FileMode `json:"mode,omitempty"` // permission, setuid, setgid and sticky bits
+	MTime  int64       `json:"mtime_ns,omitempty"`
+	Target string      `json:"target,omitempty"`
+	Blob   string      `json:"blob,omitempty"`
+	SHA256 string      `json:"sha256,omitempty"`
+	Size   int64       `json:"size,omitempty"`
+	// A deleted directory: its entries (parents first, Rel relative to
+	// it; no contents, the directory itself is kept whole) and where it
+	// is moved aside to (trash.go).
+	Children []Node `json:"children,omitempty"`
+	Trash    string `json:"trash,omitempty"`    // its name in the trash, t-N
+	TrashIn  string `json:"trash_in,omitempty"` // which trash: "state" or "git"
 }
 
 // DirStamp is a directory's mtime.
@@ -158,31 +164,9 @@ func captureInfo(jdir, p string, fi fs.FileInfo, n *int) (Node, error) {
 		}
 		nd.Target = t
 	case fi.IsDir():
+		// Moved aside whole, not copied: begin lists its entries and
+		// picks its trash.
 		nd.Kind = "dir"
-		err := filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if q == p {
-				return nil
-			}
-			cfi, err := os.Lstat(q)
-			if err != nil {
-				return err
-			}
-			c, err := captureInfo(jdir, q, cfi, n)
-			if err != nil {
-				return err
-			}
-			c.Children = nil
-			rel, _ := filepath.Rel(p, q)
-			c.Rel = filepath.ToSlash(rel)
-			nd.Children = append(nd.Children, c)
-			return nil
-		})
-		if err != nil {
-			return Node{}, err
-		}
 	default:
 		return Node{}, fmt.Errorf("%s is a %s: in-place mode can only journal files, symlinks and directories", p, fi.Mode().Type())
 	}
@@ -219,9 +203,10 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// writeManifest writes the journal's manifest atomically and durably.
+// writeManifest writes the journal's manifest atomically and durably,
+// with its MAC (verify.go).
 func (j *Journal) writeManifest() error {
-	b, err := json.MarshalIndent(j, "", "  ")
+	b, err := j.seal()
 	if err != nil {
 		return err
 	}
@@ -256,6 +241,11 @@ func begin(stateDir string, job engine.Job) (*Journal, error) {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
+	key, err := snap.LoadKey(stateDir, true)
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	j.key = key
 	final := JournalDir(stateDir)
 	if _, err := os.Lstat(final); err == nil {
 		return nil, fmt.Errorf("journal %s already exists: run `shadow gc`", final)
@@ -317,6 +307,15 @@ func begin(stateDir string, job engine.Job) (*Journal, error) {
 		orig, err := capture(tmpDir, ws, p, &n)
 		if err != nil {
 			return nil, fmt.Errorf("journal %s: %w", p, err)
+		}
+		if orig.Kind == "dir" {
+			if orig.TrashIn, err = j.pickTrash(tmpDir, p); err != nil {
+				return nil, err
+			}
+			orig.Trash = fmt.Sprintf("t-%d", len(j.Entries))
+			if orig.Children, err = listTree(abs(ws, p)); err != nil {
+				return nil, fmt.Errorf("journal %s: %w", p, err)
+			}
 		}
 		j.Entries = append(j.Entries, Entry{Path: p, Delete: true, Orig: orig, Wrote: Node{Kind: "absent"}})
 		if orig.Kind != "absent" {
@@ -398,9 +397,27 @@ func (j *Journal) apply(h engine.Hypothesis) error {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
 	}
-	for _, p := range h.Deletes {
-		if err := os.RemoveAll(abs(j.Workspace, p)); err != nil {
-			return fmt.Errorf("delete %s: %w", p, err)
+	moved := 0
+	for _, e := range j.Entries {
+		if !e.Delete {
+			continue
+		}
+		var err error
+		switch e.Orig.Kind {
+		case "absent":
+		case "dir":
+			// Never a recursive delete: killed half-way, it would leave
+			// the tree half-empty (trash.go).
+			if moved > 0 {
+				crashAt("mid-delete")
+			}
+			err = j.moveAside(e)
+			moved++
+		default:
+			err = os.Remove(abs(j.Workspace, e.Path))
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", e.Path, err)
 		}
 	}
 	return nil
@@ -442,9 +459,9 @@ func observe(ws, rel string) (Node, error) {
 	return nd, nil
 }
 
-// same reports whether the observed state is n. A directory counts as
-// the same directory: a deleted tree is restored by one rename, so it is
-// either back whole or not at all.
+// same reports whether the observed state is n. Directories are not
+// compared here: a deleted directory is restored, and its entries
+// checked, by restoreDir.
 func same(cur, n Node) bool {
 	if cur.Kind != n.Kind {
 		return false

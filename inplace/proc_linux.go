@@ -1,6 +1,7 @@
 package inplace
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -86,4 +87,27 @@ const canWaitNoReap = true
 // shadow dies (the thread that starts it must stay locked until Wait).
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// mountOf is (st_dev, mount id) of p without following a symlink; the
+// mount id (statx STATX_MNT_ID, Linux >= 5.8) is 0 where unknown. Two
+// paths can be renamed into each other only on the same mount.
+func mountOf(p string) (dev uint64, mnt uint64, err error) {
+	var sx unix.Statx_t
+	err = unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS|unix.STATX_MNT_ID, &sx)
+	if err == nil {
+		dev = unix.Mkdev(sx.Dev_major, sx.Dev_minor)
+		if sx.Mask&unix.STATX_MNT_ID != 0 {
+			mnt = sx.Mnt_id
+		}
+		return dev, mnt, nil
+	}
+	if !errors.Is(err, unix.ENOSYS) {
+		return 0, 0, err
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return 0, 0, err
+	}
+	return uint64(st.Dev), 0, nil
 }

@@ -17,3 +17,12 @@ const canWaitNoReap = false
 func waitExited(pid int) {}
 
 func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// mountOf is st_dev of p; no mount ids here (0).
+func mountOf(p string) (dev uint64, mnt uint64, err error) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(p, &st); err != nil {
+		return 0, 0, err
+	}
+	return uint64(st.Dev), 0, nil
+}

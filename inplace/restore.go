@@ -3,7 +3,6 @@
 package inplace
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,32 +22,6 @@ type Recovered struct {
 	Restored  []string // paths put back
 	Warnings  []string // paths left alone (they changed after the hypothesis wrote them), and where their originals are kept
 	Discarded bool     // an uncommitted journal was removed (the checkout had not been touched)
-}
-
-// readJournal loads the committed journal in stateDir, or nil.
-func readJournal(stateDir string) (*Journal, error) {
-	dir := JournalDir(stateDir)
-	b, err := os.ReadFile(filepath.Join(dir, manifest))
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, serr := os.Lstat(dir); serr == nil {
-			// The manifest goes first when a journal is removed: what is
-			// left is the rest of a journal already replayed.
-			return &Journal{dir: dir}, nil
-		}
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var j Journal
-	if err := json.Unmarshal(b, &j); err != nil {
-		return nil, fmt.Errorf("journal %s is unreadable: %v (it is kept; restore by hand from its blob files)", dir, err)
-	}
-	if j.Schema != schema {
-		return nil, fmt.Errorf("journal %s has schema %q, this shadow knows %q", dir, j.Schema, schema)
-	}
-	j.dir = dir
-	return &j, nil
 }
 
 // HasJournal reports whether stateDir holds a journal (committed or not)
@@ -74,18 +47,14 @@ func Recover(stateDir, workspace string) (Recovered, error) {
 		}
 		r.Discarded = true
 	}
-	j, err := readJournal(stateDir)
+	// Nothing of a journal is acted on before it is verified whole: its
+	// MAC, every path, blob and trash name (verify.go).
+	j, err := readJournal(stateDir, workspace)
 	if err != nil || j == nil {
 		return r, err
 	}
 	if j.Schema == "" { // only the remains of a replayed journal
 		return r, os.RemoveAll(j.dir)
-	}
-	if workspace != "" && j.Workspace != workspace {
-		return r, fmt.Errorf("journal %s belongs to %s, not %s", j.dir, j.Workspace, workspace)
-	}
-	if fi, err := os.Stat(j.Workspace); err != nil || !fi.IsDir() {
-		return r, fmt.Errorf("journal %s belongs to %s, which is gone: the journal is kept", j.dir, j.Workspace)
 	}
 	r.Journal = j
 	killLeftovers(j)
@@ -111,7 +80,29 @@ func (j *Journal) restore() (restored, warnings []string, err error) {
 			_ = os.RemoveAll(t)
 		}
 		if err := checkParents(j.Workspace, e.Path); err != nil {
+			if e.Orig.Kind == "dir" {
+				errs = append(errs, fmt.Sprintf("%s: a parent directory was replaced during the run; the original is at %s", e.Path, j.trashPath(e.Orig)))
+				continue
+			}
 			warnings = append(warnings, j.keep(e, "a parent directory was replaced during the run"))
+			continue
+		}
+		if e.Delete && e.Orig.Kind == "dir" {
+			moved, w, err := j.restoreDir(e)
+			if w != "" {
+				warnings = append(warnings, w)
+			}
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			if moved {
+				restored = append(restored, e.Path)
+				touched[path.Dir(e.Path)] = true
+				if len(restored) == 1 {
+					crashAt("mid-restore")
+				}
+			}
 			continue
 		}
 		cur, err := observe(j.Workspace, e.Path)
@@ -154,7 +145,7 @@ func (j *Journal) restore() (restored, warnings []string, err error) {
 		_ = syncDir(abs(j.Workspace, d))
 	}
 	if len(errs) > 0 {
-		return restored, warnings, fmt.Errorf("could not restore %s; the journal is kept in %s: fix the cause and run `shadow gc`", strings.Join(errs, "; "), j.dir)
+		return restored, warnings, &IncompleteError{Journal: j.dir, Problems: errs}
 	}
 	return restored, warnings, nil
 }
@@ -178,17 +169,6 @@ func (j *Journal) put(e Entry) error {
 	if err := j.materialize(tmp, o); err != nil {
 		os.RemoveAll(tmp)
 		return err
-	}
-	if o.Kind == "dir" {
-		for i := len(o.Children) - 1; i >= 0; i-- {
-			c := o.Children[i]
-			if c.Kind == "dir" {
-				if err := j.finishNode(filepath.Join(tmp, filepath.FromSlash(c.Rel)), c); err != nil {
-					os.RemoveAll(tmp)
-					return err
-				}
-			}
-		}
 	}
 	if err := j.finishNode(tmp, o); err != nil {
 		os.RemoveAll(tmp)
@@ -235,16 +215,6 @@ func (j *Journal) materialize(p string, n Node) error {
 			return err
 		}
 		return j.finishNode(p, n)
-	case "dir":
-		if err := os.Mkdir(p, 0o700); err != nil {
-			return err
-		}
-		for _, c := range n.Children {
-			if err := j.materialize(filepath.Join(p, filepath.FromSlash(c.Rel)), c); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 	return fmt.Errorf("cannot restore a %s", n.Kind)
 }
@@ -276,6 +246,9 @@ func (j *Journal) keep(e Entry, why string) string {
 	if e.Orig.Kind == "absent" {
 		return msg + " (it did not exist before the run)"
 	}
+	if e.Orig.Kind == "dir" {
+		return msg + "; the original directory is at " + j.trashPath(e.Orig)
+	}
 	dst := filepath.Join(filepath.Dir(j.dir), KeptName, j.ID, filepath.FromSlash(e.Path))
 	if _, err := os.Lstat(dst); err == nil {
 		return msg + "; its original is kept at " + dst
@@ -298,6 +271,9 @@ func (j *Journal) keep(e Entry, why string) string {
 // remove deletes the journal: the manifest first (after that a replay has
 // nothing to do), then the blobs.
 func (j *Journal) remove() error {
+	if err := j.removeTrash(); err != nil {
+		return err
+	}
 	if err := os.Remove(filepath.Join(j.dir, manifest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -309,6 +285,18 @@ func (j *Journal) remove() error {
 func (j *Journal) markCommandStarted() error {
 	j.CommandStarted = true
 	return j.writeManifest()
+}
+
+// IncompleteError is a restore that could not put everything back: the
+// journal is kept, and each problem says what is missing and where its
+// original is.
+type IncompleteError struct {
+	Journal  string
+	Problems []string
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("could not restore everything: %s; the journal is kept in %s: fix the cause and run `shadow gc`", strings.Join(e.Problems, "; "), e.Journal)
 }
 
 // Describe is a one-line account of a replay, for stderr.

@@ -5,6 +5,8 @@ package inplace
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -116,7 +118,8 @@ func write(t *testing.T, p, content string, mode os.FileMode) {
 // tree (with a symlink inside) and an old mtime on everything.
 func fixture(t *testing.T) (ws, state string) {
 	t.Helper()
-	ws, state = t.TempDir(), t.TempDir()
+	ws = t.TempDir()
+	state = stateFor(t, ws)
 	write(t, filepath.Join(ws, "v.txt"), "bad\n", 0o644)
 	write(t, filepath.Join(ws, "run.sh"), "#!/bin/sh\necho hi\n", 0o755)
 	write(t, filepath.Join(ws, "old.txt"), "old\n", 0o600)
@@ -135,6 +138,14 @@ func fixture(t *testing.T) (ws, state string) {
 		setTimes(all[i], old.UnixNano())
 	}
 	return ws, state
+}
+
+// stateFor is a state dir named as snap.Store.WorkspaceDir names ws's:
+// gc ties a journal to its workspace by that name.
+func stateFor(t *testing.T, ws string) string {
+	t.Helper()
+	sum := sha256.Sum256([]byte(ws))
+	return filepath.Join(t.TempDir(), "ws-"+hex.EncodeToString(sum[:6]))
 }
 
 func fullHyp() helperJob {

@@ -10,3 +10,6 @@ func pidExists(pid int) bool { return true }
 
 // flock: no advisory locks here; records are still written atomically.
 func flock(f *os.File, exclusive bool) error { return nil }
+
+// ownedByMe: no Unix owners here.
+func ownedByMe(fi os.FileInfo) string { return "" }

@@ -4,6 +4,7 @@ package snap
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -29,4 +30,17 @@ func flock(f *os.File, exclusive bool) error {
 			return err
 		}
 	}
+}
+
+// ownedByMe says why fi is not owned by this process's effective user, or
+// "".
+func ownedByMe(fi os.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	if int(st.Uid) != os.Geteuid() {
+		return fmt.Sprintf("owned by uid %d, not %d", st.Uid, os.Geteuid())
+	}
+	return ""
 }
