@@ -147,7 +147,9 @@ func TestRecoveryComparesContentsNotExistence(t *testing.T) {
 	ws, state := fixture(t)
 	bigTree(t, ws, "big", 500)
 	before := snapshot(t, ws, false)
-	crashHelper(t, state, ws, dirHyp(), "during-command", "mkdir -p big && echo rebuilt > big/only.txt; sleep 60")
+	crashHelper(t, state, ws, dirHyp(), "during-command", "sleep 60")
+	// What the command (a build) or the user made there after the delete.
+	write(t, filepath.Join(ws, "big", "only.txt"), "rebuilt\n", 0o644)
 	r, err := Recover(state, ws)
 	if err != nil {
 		t.Fatal(err)
