@@ -466,7 +466,8 @@ func (w shapeWalker) locate(data []byte, err error) error {
 // returns the final files and deletes of each, in spec order. It reads the
 // workspace, the edits' source files and the bases, and writes nothing.
 // Every refusal is a *SpecError.
-func Resolve(spec *Spec, specDir, workspace string, bases BaseResolver) ([]Hypothesis, error) {
+// lim (optional) bounds what it reads (Limits; the defaults without).
+func Resolve(spec *Spec, specDir, workspace string, bases BaseResolver, lim ...Limits) ([]Hypothesis, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -475,7 +476,7 @@ func Resolve(spec *Spec, specDir, workspace string, bases BaseResolver) ([]Hypot
 	}
 	out := make([]Hypothesis, 0, len(spec.Hypotheses))
 	for i := range spec.Hypotheses {
-		h, err := resolveHyp(&spec.Hypotheses[i], spec.Common, specDir, workspace, bases)
+		h, err := resolveHyp(&spec.Hypotheses[i], spec.Common, specDir, workspace, bases, limitsOf(lim))
 		if err != nil {
 			return nil, err
 		}
@@ -497,6 +498,7 @@ type view struct {
 	common   map[string]bool
 	inCommon bool
 	prefix   string // "common." while the common part is applied
+	lim      Limits // what one edit may hold (editsource.go)
 }
 
 func (v *view) fail(field, format string, args ...any) error {
@@ -680,8 +682,8 @@ func (v *view) read(p string) ([]byte, bool, error) {
 // resolveHyp builds one hypothesis in DESIGN §2's order: the checkout,
 // the base chain, the spec's common part, then its own edits, deletes and
 // patch.
-func resolveHyp(h *SpecHyp, common *SpecCommon, specDir, workspace string, bases BaseResolver) (Hypothesis, error) {
-	v := &view{ws: workspace, hyp: h.Name, files: map[string]File{}, deletes: map[string]bool{}, common: map[string]bool{}}
+func resolveHyp(h *SpecHyp, common *SpecCommon, specDir, workspace string, bases BaseResolver, lim Limits) (Hypothesis, error) {
+	v := &view{ws: workspace, hyp: h.Name, files: map[string]File{}, deletes: map[string]bool{}, common: map[string]bool{}, lim: lim}
 	if err := v.loadBase(h.Base, bases); err != nil {
 		return Hypothesis{}, err
 	}
@@ -739,12 +741,15 @@ func (v *view) apply(h *SpecHyp, specDir string) error {
 			if !filepath.IsAbs(src) {
 				src = filepath.Join(specDir, src)
 			}
-			if content, err = os.ReadFile(src); err != nil {
+			if content, err = readEditSource(src, v.lim.maxEdit()); err != nil {
 				return v.fail(field+".file", "cannot read %s: %v", e.File, pathErr(err))
 			}
 		}
 		if err != nil {
 			return v.fail(field+".content_base64", "invalid base64: %v", err)
+		}
+		if n := int64(len(content)); n > v.lim.maxEdit() {
+			return v.fail(field, "%v", errTooBig(n, v.lim.maxEdit()))
 		}
 		mode, _ := parseMode(e.Mode) // checked by Validate
 		if e.Mode == "" {
@@ -885,6 +890,6 @@ func (v *view) result() Hypothesis {
 
 // ResolveBaseline is the baseline --baseline adds: no edits of its own,
 // and the spec's common part, like every hypothesis.
-func ResolveBaseline(spec *Spec, specDir, workspace string) (Hypothesis, error) {
-	return resolveHyp(&SpecHyp{Name: "baseline"}, spec.Common, specDir, workspace, nil)
+func ResolveBaseline(spec *Spec, specDir, workspace string, lim ...Limits) (Hypothesis, error) {
+	return resolveHyp(&SpecHyp{Name: "baseline"}, spec.Common, specDir, workspace, nil, limitsOf(lim))
 }
