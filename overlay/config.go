@@ -4,16 +4,22 @@
 //
 // The parent (Sandbox.Run) prepares upper/ and work/ and re-executes the
 // binary as a hidden init (MaybeInit, dispatched first in main). The init
-// becomes PID 1 of the new PID namespace, mounts, starts the command and
-// reaps; when it exits the kernel ends every process left in the namespace.
+// becomes PID 1 of the new PID namespace, mounts, masks shadow's own
+// directories, drops every privilege, starts the command in a new session
+// and reaps; when it exits the kernel ends every process left in the
+// namespace.
 package overlay
 
 // initArg0 is argv[0] of the re-executed binary; MaybeInit dispatches on it.
 const initArg0 = "shadow-sandbox-init"
 
-// configEnv carries the init's configuration (JSON); the init removes it
-// from the environment before starting the command.
-const configEnv = "SHADOW_SANDBOX_CONFIG"
+// The init's descriptors. The configuration comes through a pipe, not the
+// environment: one environment string is capped at MAX_ARG_STRLEN (128 KiB,
+// execve(2)), which a hypothesis deleting a few thousand paths exceeds.
+const (
+	configFD = 3 // read end: the parent writes initConfig as JSON, then closes
+	statusFD = 4 // write end: the init writes initStatus as JSON when it exits
+)
 
 // initConfig is what the parent tells the init.
 type initConfig struct {
@@ -23,14 +29,29 @@ type initConfig struct {
 	Work    string   `json:"work"`             // overlayfs work dir
 	Options []string `json:"options"`          // overlay option sets to try, in order, e.g. "userxattr,volatile"
 	Deletes []string `json:"deletes"`          // workspace-relative paths removed inside the mount (whiteouts)
-	Dir     string   `json:"dir"`              // absolute working directory of the command
-	Argv    []string `json:"argv"`
-	Net     string   `json:"net"` // "isolated": bring lo up in the new network namespace
-	Tmp     string   `json:"tmp"` // "private": a fresh tmpfs on /tmp
-	Probe   bool     `json:"probe"`
+	// Extra are further directories shadowed at their own path, each with
+	// its own upper dir: a git worktree's common git dir, which lies
+	// outside the workspace.
+	Extra []shadowDir `json:"extra,omitempty"`
+	// Masks are covered, after every overlay is mounted, by an empty tmpfs
+	// (directories) or /dev/null (sockets and other files): shadow's state
+	// dir, the sandboxes dir, servers' sockets.
+	Masks []string `json:"masks,omitempty"`
+	Dir   string   `json:"dir"` // absolute working directory of the command
+	Argv  []string `json:"argv"`
+	Net   string   `json:"net"` // "isolated": bring lo up in the new network namespace
+	Tmp   string   `json:"tmp"` // "private": a fresh tmpfs on /tmp
+	Probe bool     `json:"probe"`
 }
 
-// initStatus is what the init reports back on fd 3 when it exits normally.
+// shadowDir is one more directory overlaid at its own path.
+type shadowDir struct {
+	Target string `json:"target"` // lowerdir and mount point
+	Upper  string `json:"upper"`
+	Work   string `json:"work"`
+}
+
+// initStatus is what the init reports back on statusFD when it exits normally.
 type initStatus struct {
 	Stage   string `json:"stage,omitempty"` // step that failed, when Error is set
 	Error   string `json:"error,omitempty"`

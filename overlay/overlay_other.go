@@ -17,9 +17,14 @@ import (
 
 func MaybeInit() {}
 
+// CloseInheritedFDs is a no-op here: only the Linux sandbox starts commands
+// that must not inherit descriptors.
+func CloseInheritedFDs() {}
+
 type Sandbox struct{}
 
 func New(base string, options []string) *Sandbox { return &Sandbox{} }
+func (s *Sandbox) Mask(dirs ...string) *Sandbox  { return s }
 func (s *Sandbox) Mode() string                  { return "overlay" }
 func (s *Sandbox) Parallel() bool                { return true }
 func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {

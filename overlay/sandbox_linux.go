@@ -27,17 +27,32 @@ import (
 type Sandbox struct {
 	base    string   // where per-job upper/work dirs are made
 	options []string // overlay option sets to try, best first
+	masks   []string // shadow's directories, hidden from every command
 }
 
 // New returns a sandbox that keeps per-job directories under base (which
 // must be on a filesystem overlayfs accepts as upper, outside any workspace
 // it will shadow). options, when non-empty, is the probe's verdict of which
-// mount options work here.
+// mount options work here. base itself is always masked inside the
+// namespace (siblings' upper dirs live there); Mask adds the others.
 func New(base string, options []string) *Sandbox {
 	if len(options) == 0 {
 		options = defaultOptions()
 	}
 	return &Sandbox{base: base, options: options}
+}
+
+// Mask adds directories shadow writes (the resolved state dir, $TMPDIR
+// fallbacks, --no-record temp dirs, copies, ssh control sockets) that
+// every command must not see: inside the namespace each is covered by an
+// empty tmpfs mounted after the overlay. It returns s for chaining.
+func (s *Sandbox) Mask(dirs ...string) *Sandbox {
+	for _, d := range dirs {
+		if d != "" {
+			s.masks = append(s.masks, d)
+		}
+	}
+	return s
 }
 
 // defaultOptions lists overlay option sets from best to most compatible.
@@ -61,6 +76,17 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	if err := checkOutside(s.base, job.Workspace); err != nil {
 		return out, err
 	}
+	gitDirs := outsideGitDirs(job.Workspace, job.Env)
+	masks, err := s.maskList(job, gitDirs)
+	if err != nil {
+		return out, err
+	}
+	env := commandEnv(job.Env)
+	if usesSccache(env) {
+		if env, err = sccacheEnv(env); err != nil {
+			return out, err
+		}
+	}
 	if err := os.MkdirAll(s.base, 0o700); err != nil {
 		return out, fmt.Errorf("create sandbox directory %s: %w", s.base, err)
 	}
@@ -82,15 +108,29 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	if fi, err := os.Stat(job.Workspace); err == nil {
 		_ = os.Chmod(upper, fi.Mode().Perm())
 	}
+	var extra []shadowDir
+	for i, g := range gitDirs {
+		x := shadowDir{Target: g, Upper: filepath.Join(dir, fmt.Sprintf("git%d-upper", i)), Work: filepath.Join(dir, fmt.Sprintf("git%d-work", i))}
+		for _, d := range []string{x.Upper, x.Work} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return out, err
+			}
+		}
+		if fi, err := os.Stat(g); err == nil {
+			_ = os.Chmod(x.Upper, fi.Mode().Perm())
+		}
+		extra = append(extra, x)
+	}
 	if err := writeUpper(job.Workspace, upper, job.Hyp.Files); err != nil {
 		return out, err
 	}
 	cfg := initConfig{
 		Lower: job.Workspace, Lowers: job.Lowers, Upper: upper, Work: work, Options: s.options,
-		Deletes: job.Hyp.Deletes, Dir: filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir)),
+		Deletes: job.Hyp.Deletes, Extra: extra, Masks: masks,
+		Dir:  filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir)),
 		Argv: job.Command, Net: job.Net, Tmp: job.Tmp,
 	}
-	st, err := startInit(ctx, cfg, job.Env, job.Output)
+	st, err := startInit(ctx, cfg, env, job.Output)
 	if err != nil {
 		return out, err
 	}
@@ -98,9 +138,40 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		out.ExitCode, out.Signal = st.Exit, st.Signal
 	}
 	out.Collected = collect(upper, job.Collect)
+	out.Changed = changedPaths(upper, job.Workspace, job.Hyp)
 	if job.KeepDir != "" {
 		if err := os.MkdirAll(filepath.Dir(job.KeepDir), 0o700); err == nil {
 			_ = os.Rename(upper, job.KeepDir)
+		}
+	}
+	return out, nil
+}
+
+// maskList is what the init covers: the sandbox base and the caller's
+// directories, which must not hold anything the command needs (refused
+// otherwise: masking would hide it), then servers' sockets, skipped where
+// they would hide the workspace.
+func (s *Sandbox) maskList(job engine.Job, gitDirs []string) ([]string, error) {
+	targets := append([]string{job.Workspace}, gitDirs...)
+	covers := func(m string) string {
+		for _, t := range targets {
+			if within(t, m) {
+				return t
+			}
+		}
+		return ""
+	}
+	var out []string
+	for _, m := range append([]string{s.base}, s.masks...) {
+		m = resolve(m)
+		if t := covers(m); t != "" {
+			return nil, fmt.Errorf("shadow's directory %s contains %s, which the command must see: set XDG_STATE_HOME (or TMPDIR) to a directory outside it", m, t)
+		}
+		out = append(out, m)
+	}
+	for _, m := range serverSockets(job.Env, os.Getuid()) {
+		if m = resolve(m); covers(m) == "" {
+			out = append(out, m)
 		}
 	}
 	return out, nil
@@ -151,17 +222,26 @@ func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writ
 	if err != nil {
 		return nil, err
 	}
+	// Both pipes are close-on-exec here (os.Pipe) and handed to the init
+	// as fds 3 and 4; the init marks them close-on-exec again before it
+	// starts the command.
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
+		cfgR.Close()
+		cfgW.Close()
 		return nil, err
 	}
 	defer statusR.Close()
 
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = []string{initArg0}
-	cmd.Env = append(append([]string{}, env...), configEnv+"="+string(cfgJSON))
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = output, output
-	cmd.ExtraFiles = []*os.File{statusW}
+	cmd.ExtraFiles = []*os.File{cfgR, statusW} // configFD, statusFD
 	cmd.SysProcAttr = sysProcAttr(cfg.Net == "isolated")
 	// Processes the command left behind die with the PID namespace when the
 	// init exits, which closes the output pipe; WaitDelay only guards
@@ -179,12 +259,21 @@ func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writ
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			statusW.Close()
+		err := cmd.Start()
+		cfgR.Close()
+		statusW.Close()
+		if err != nil {
+			cfgW.Close()
 			done <- result{nil, startError(err)}
 			return
 		}
-		statusW.Close()
+		// The configuration can exceed a pipe's buffer (thousands of
+		// deletions): write it while the init reads. A failed write means
+		// the init died, which Wait reports.
+		go func() {
+			_, _ = cfgW.Write(cfgJSON)
+			cfgW.Close()
+		}()
 		waited := make(chan error, 1)
 		go func() { waited <- cmd.Wait() }()
 		var werr error
@@ -228,7 +317,8 @@ func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writ
 // with the mounter's credentials and probes the work dir, which it creates
 // with mode 000, at mount time: without CAP_DAC_OVERRIDE the mount fails with
 // EACCES ("upper fs does not support tmpfile"); FOWNER, CHOWN and FSETID let
-// copy-up keep owners and modes; NET_ADMIN brings lo up for --net isolated.
+// copy-up keep owners and modes; NET_ADMIN brings lo up for --net isolated;
+// SETPCAP lets it empty the bounding set before the command starts.
 func sysProcAttr(isolatedNet bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
@@ -243,7 +333,7 @@ func sysProcAttr(isolatedNet bool) *syscall.SysProcAttr {
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
-		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_CHOWN, unix.CAP_FSETID, unix.CAP_MKNOD, unix.CAP_NET_ADMIN}
+		attr.AmbientCaps = []uintptr{unix.CAP_SETPCAP, unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_CHOWN, unix.CAP_FSETID, unix.CAP_MKNOD, unix.CAP_NET_ADMIN}
 	}
 	return attr
 }

@@ -1,0 +1,207 @@
+package overlay
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// setupMounts builds the hypothesis's view: a private mount tree, the
+// overlays on the workspace's own path (and any extra shadowed dirs),
+// deletions, /proc, /tmp, lo, uid 0's reduced /dev, /sys and /proc, and
+// the masks over shadow's own directories.
+func setupMounts(cfg *initConfig) (initStatus, error) {
+	var st initStatus
+	fail := func(stage string, err error) (initStatus, error) {
+		st.Stage, st.Error, st.Errno = stage, err.Error(), errnoName(err)
+		return st, err
+	}
+	// Without MS_PRIVATE a mount could propagate back to the parent
+	// namespace through a shared peer group (mount_namespaces(7)).
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fail("make / private", err)
+	}
+	type layer struct {
+		target string
+		lowers []string // topmost first
+		upper  string
+		work   string
+	}
+	layers := []layer{{cfg.Lower, append(append([]string{}, cfg.Lowers...), cfg.Lower), cfg.Upper, cfg.Work}}
+	for _, x := range cfg.Extra {
+		layers = append(layers, layer{x.Target, []string{x.Target}, x.Upper, x.Work})
+	}
+	// A private /tmp must be mounted before the overlays: mounted after, it
+	// would hide a workspace that lives under /tmp. The layers are then
+	// reached through descriptors opened before the tmpfs covers them
+	// (overlayfs resolves /proc/self/fd/N like any path at mount time), and
+	// the mount points are made again inside the fresh tmpfs.
+	if cfg.Tmp == "private" {
+		viaFD := func(dir string) (string, error) {
+			fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return "", err
+			}
+			// Closed once the overlays hold the layers (closeOpened).
+			opened = append(opened, fd)
+			return fmt.Sprintf("/proc/self/fd/%d", fd), nil
+		}
+		defer closeOpened()
+		for i := range layers {
+			l := &layers[i]
+			for j, d := range l.lowers {
+				p, err := viaFD(d)
+				if err != nil {
+					return fail("open "+d, err)
+				}
+				l.lowers[j] = p
+			}
+			var err error
+			if l.upper, err = viaFD(l.upper); err != nil {
+				return fail("open "+l.upper, err)
+			}
+			if l.work, err = viaFD(l.work); err != nil {
+				return fail("open "+l.work, err)
+			}
+		}
+		if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return fail("mount tmpfs on /tmp", err)
+		}
+		for _, l := range layers {
+			if err := os.MkdirAll(l.target, 0o755); err != nil {
+				return fail("recreate "+l.target+" in the private /tmp", err)
+			}
+		}
+	}
+	for i, l := range layers {
+		lower := make([]string, len(l.lowers))
+		for j, d := range l.lowers {
+			lower[j] = escapeOpt(d)
+		}
+		var lastErr error
+		for _, opts := range cfg.Options {
+			data := "lowerdir=" + strings.Join(lower, ":") + ",upperdir=" + escapeOpt(l.upper) + ",workdir=" + escapeOpt(l.work)
+			if opts != "" {
+				data += "," + opts
+			}
+			if err := unix.Mount("overlay", l.target, "overlay", 0, data); err != nil {
+				lastErr = err
+				continue
+			}
+			if i == 0 {
+				st.Options = opts
+			}
+			lastErr = nil
+			break
+		}
+		if lastErr != nil {
+			return fail("mount overlay on "+l.target, lastErr)
+		}
+	}
+	closeOpened()
+	// Deletions go through the mount so overlayfs records whiteouts in the
+	// upper dir; the workspace itself is never written.
+	for _, p := range cfg.Deletes {
+		if err := os.RemoveAll(filepath.Join(cfg.Lower, filepath.FromSlash(p))); err != nil {
+			return fail("delete "+p, err)
+		}
+	}
+	// A fresh /proc shows only this PID namespace. Mounting it can be
+	// refused where the outer /proc has masked paths (a container); the run
+	// still works, it just sees the outer PIDs.
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err == nil {
+		st.Proc = true
+	}
+	if cfg.Net == "isolated" {
+		if err := loopbackUp(); err != nil {
+			return fail("bring up lo", err)
+		}
+	}
+	if cfg.Probe {
+		// Prove the mount works both ways: a write lands in upper, a
+		// deletion leaves a whiteout.
+		if err := os.WriteFile(filepath.Join(cfg.Lower, "probe-write"), []byte("ok"), 0o644); err != nil {
+			return fail("write through overlay", err)
+		}
+		if err := os.Remove(filepath.Join(cfg.Lower, "probe-delete")); err != nil {
+			return fail("delete through overlay", err)
+		}
+	}
+	if os.Getuid() == 0 {
+		// No user namespace: the command will be uid 0 of the host, and
+		// uid 0 without capabilities still opens root-owned files by their
+		// owner bits (block devices, /proc/sys, sysfs).
+		if stage, err := restrictRoot(st.Proc); err != nil {
+			return fail(stage, err)
+		}
+	}
+	if stage, err := mask(cfg.Masks); err != nil {
+		return fail(stage, err)
+	}
+	return st, nil
+}
+
+// opened holds the O_PATH descriptors of the layers under a private /tmp
+// until the overlays are mounted.
+var opened []int
+
+func closeOpened() {
+	for _, fd := range opened {
+		unix.Close(fd)
+	}
+	opened = nil
+}
+
+// mask covers each path that exists in the view: a directory with an empty
+// tmpfs, anything else (a socket, a file) with /dev/null. A mount, not a
+// permission: read-only would still let a candidate read and copy a
+// sibling's fix, and the command has no capability left to unmount it; in
+// a user namespace the masks are also locked to the mounts below
+// (mount_namespaces(7)), so a nested namespace cannot peel them off.
+func mask(paths []string) (string, error) {
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // not in this view: nothing to reach
+		}
+		if fi.IsDir() {
+			if err := unix.Mount("tmpfs", p, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0700,size=64m"); err != nil {
+				return "mask " + p, err
+			}
+			continue
+		}
+		if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+			return "mask " + p, err
+		}
+	}
+	return "", nil
+}
+
+// escapeOpt escapes the characters overlayfs's option parser treats as
+// separators (',' between options, ':' between lower layers).
+func escapeOpt(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `,`, `\,`, `:`, `\:`)
+	return r.Replace(s)
+}
+
+// loopbackUp sets IFF_UP on lo in the new network namespace, which starts
+// with only a down loopback (network_namespaces(7)).
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}

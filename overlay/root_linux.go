@@ -1,0 +1,198 @@
+package overlay
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Without a user namespace (shadow run as root) the command is uid 0 of the
+// host. With every capability gone it still passes permission checks as a
+// file's owner: it could write a block device under the checkout's
+// filesystem (/dev/loop0 is root:disk 0660), /proc/sys/kernel/core_pattern
+// or sysfs. So, as runc and bubblewrap do for a container's root:
+//   - /dev is a fresh tmpfs holding only null, zero, full, random, urandom
+//     and tty (bind mounts of the host's nodes), a new devpts instance and
+//     a tmpfs /dev/shm;
+//   - /sys and every mount below it, /proc/sys and runc's other read-only
+//     /proc paths are remounted read-only;
+//   - runc's masked paths are covered (directories by an empty read-only
+//     tmpfs, files by /dev/null).
+//
+// The alternative, a user namespace mapping uid 0 to an unprivileged
+// outside uid, would make every root-owned file of the checkout appear as
+// nobody's and unwritable, and the command would no longer see the uid it
+// runs as outside.
+
+var (
+	devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
+	// runc's default spec (libcontainer/specconv.Example, containerd's
+	// oci.WithDefaultSpec).
+	readonlyPaths = []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}
+	maskedPaths   = []string{"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
+		"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
+		"/sys/devices/virtual/powercap"}
+)
+
+// restrictRoot applies the above; it returns the failed stage.
+func restrictRoot(freshProc bool) (string, error) {
+	if err := readonlyTree("/sys"); err != nil {
+		return "make /sys read-only", err
+	}
+	if freshProc {
+		for _, p := range readonlyPaths {
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return "make " + p + " read-only", err
+			}
+			if err := readonlyTree(p); err != nil {
+				return "make " + p + " read-only", err
+			}
+		}
+	} else if err := readonlyTree("/proc"); err != nil {
+		// The outer /proc is all the command has: keep it read-only.
+		return "make /proc read-only", err
+	}
+	for _, p := range maskedPaths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0555")
+		} else {
+			err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
+		}
+		if err != nil {
+			return "mask " + p, err
+		}
+	}
+	if err := minimalDev(); err != nil {
+		return "make a minimal /dev", err
+	}
+	return "", nil
+}
+
+// minimalDev replaces /dev with a tmpfs holding only harmless nodes. The
+// host's nodes are opened (O_PATH) before the tmpfs hides them and bound
+// from /proc/self/fd/N, which mount(2) follows like any path.
+func minimalDev() error {
+	fds := map[string]int{}
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	for _, n := range devNodes {
+		fd, err := unix.Open("/dev/"+n, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // e.g. no /dev/tty in some containers
+		}
+		fds[n] = fd
+	}
+	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
+		return err
+	}
+	for _, n := range devNodes {
+		fd, ok := fds[n]
+		if !ok {
+			continue
+		}
+		p := "/dev/" + n
+		if err := os.WriteFile(p, nil, 0o666); err != nil {
+			return err
+		}
+		if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", fd), p, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+	}
+	for _, d := range []string{"/dev/pts", "/dev/shm"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("mount devpts: %w", err)
+	}
+	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		return fmt.Errorf("mount /dev/shm: %w", err)
+	}
+	for link, target := range map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := os.Symlink(target, "/dev/"+link); err != nil {
+			return err
+		}
+	}
+	// Read-only from now on: nothing can be added to it.
+	return unix.Mount("", "/dev", "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, "")
+}
+
+// readonlyTree remounts root and every mount below it read-only. A bind
+// remount changes only this namespace's mount, not the filesystem
+// (mount(2), MS_REMOUNT|MS_BIND); the flags it already has are kept, as
+// they must be where they are locked.
+func readonlyTree(root string) error {
+	mps, err := mountPoints()
+	if err != nil {
+		return err
+	}
+	for _, mp := range mps {
+		if mp != root && !strings.HasPrefix(mp, root+"/") {
+			continue
+		}
+		var sfs unix.Statfs_t
+		if err := unix.Statfs(mp, &sfs); err != nil {
+			continue // covered by a later mount
+		}
+		keep := uintptr(sfs.Flags) & (unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC | unix.MS_NOATIME | unix.MS_NODIRATIME | unix.MS_RELATIME)
+		if err := unix.Mount("", mp, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|keep, ""); err != nil {
+			return fmt.Errorf("remount %s read-only: %w", mp, err)
+		}
+	}
+	return nil
+}
+
+// mountPoints lists this namespace's mount points from
+// /proc/self/mountinfo (proc(5)), unescaping \040 and friends.
+func mountPoints() ([]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 5 {
+			continue
+		}
+		out = append(out, filepath.Clean(unescapeMountinfo(fields[4])))
+	}
+	return out, sc.Err()
+}
+
+func unescapeMountinfo(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
