@@ -25,6 +25,8 @@ func main() {
 	// The sandbox init is this binary re-executed inside the namespaces: it
 	// must be dispatched before any flag parsing or output.
 	overlay.MaybeInit()
+	// Descriptors inherited from the caller must reach no command (issue 10).
+	overlay.CloseInheritedFDs()
 	os.Exit(dispatch(os.Args[1:]))
 }
 

@@ -137,6 +137,9 @@ func freePort() (int, error) {
 // resolve returns p with symlinks resolved where it exists, else p
 // cleaned: a mask must cover where the data really is.
 func resolve(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		p = a
+	}
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}

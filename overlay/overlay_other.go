@@ -5,8 +5,7 @@ package overlay
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
+
 	"path/filepath"
 
 	"github.com/shadow-dev/shadow/engine"
@@ -53,6 +52,4 @@ func Probe(base string) Verdict {
 
 func CachedProbe(base, cacheFile, version string) Verdict { return Probe(base) }
 
-func TmpSandboxes() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "sandboxes")
-}
+func TmpSandboxes() string { return filepath.Join(TmpRoot(), "sandboxes") }

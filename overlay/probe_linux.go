@@ -72,9 +72,7 @@ func Probe(base string) Verdict {
 
 // TmpSandboxes is the upper-dir location used when the state dir cannot
 // hold them: $TMPDIR/shadow-UID/sandboxes.
-func TmpSandboxes() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "sandboxes")
-}
+func TmpSandboxes() string { return filepath.Join(TmpRoot(), "sandboxes") }
 
 func (v Verdict) overlay(st *initStatus, upper string) Verdict {
 	v.Mode, v.Options, v.Proc, v.Upper = "overlay", []string{st.Options}, st.Proc, upper

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -41,7 +42,11 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		cfg.LogDir = filepath.Join(rec.Dir, "hyps")
 		sinks = append([]func(engine.Event){func(ev engine.Event) { _ = rec.AppendEvent(ev) }}, sinks...)
 	} else {
-		dir, err := os.MkdirTemp("", "shadow-"+cfg.RunID+"-")
+		// Under $TMPDIR/shadow-UID, which every sandbox masks (ShadowDirs).
+		if err := os.MkdirAll(overlay.TmpRoot(), 0o700); err != nil {
+			return nil, err
+		}
+		dir, err := os.MkdirTemp(overlay.TmpRoot(), "norecord-"+cfg.RunID+"-")
 		if err != nil {
 			return nil, err
 		}

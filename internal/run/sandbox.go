@@ -37,7 +37,7 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 		case v.Mode == "overlay":
 			// v.Upper: the probe moves upper dirs to $TMPDIR when the
 			// state dir's filesystem cannot hold them.
-			sb = &sharedOverlay{Sandbox: overlay.New(v.Upper, v.Options), lock: filepath.Join(stateDir, inplace.LockName), notices: o.notices()}
+			sb = &sharedOverlay{Sandbox: overlay.New(v.Upper, v.Options).Mask(ShadowDirs(store)...), lock: filepath.Join(stateDir, inplace.LockName), notices: o.notices()}
 		case o.Mode == ModeOverlay:
 			return nil, &Error{Code: ExitEnv, Msg: "overlay mode is unavailable", Reason: v.Reason, Fix: v.Fix}
 		default:
@@ -96,4 +96,12 @@ func SandboxBase(store snap.Store, ws string) string {
 		return overlay.TmpSandboxes()
 	}
 	return base
+}
+
+// ShadowDirs are the directories shadow writes that no hypothesis may see:
+// the resolved state dir (records, journals, sandboxes) and
+// $TMPDIR/shadow-UID (upper dirs when the state dir cannot hold them,
+// --no-record logs). The overlay sandbox masks them.
+func ShadowDirs(store snap.Store) []string {
+	return []string{store.Root, overlay.TmpRoot()}
 }

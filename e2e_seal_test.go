@@ -1,0 +1,107 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shadow-dev/shadow/internal/sandboxtest"
+)
+
+// A hostile hypothesis, run through the binary next to an honest one,
+// searches every directory shadow writes for the honest one's fix (its
+// upper dir, its log, the records) and plants a file in each, in the three
+// places those directories can be: the state dir at $XDG_STATE_HOME, the
+// $TMPDIR fallback for upper dirs (the state dir lies inside the
+// workspace), and a --no-record run's logs under $TMPDIR.
+func TestE2EHostileHypothesisReachesNoShadowDir(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		stateInWS  bool
+		extraFlags []string
+	}{
+		{name: "XDG_STATE_HOME"},
+		{name: "TMPDIR fallback", stateInWS: true},
+		{name: "no-record", extraFlags: []string{"--no-record"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			tmp := t.TempDir()
+			state := e.state
+			if c.stateInWS {
+				state = filepath.Join(e.ws, ".state")
+			}
+			e.write("v.txt", "bad\n", 0o644)
+			// Split so that the command's own text (recorded in the run's
+			// meta) does not hold the secret.
+			secret := "SECRET" + "-OF-A"
+			spec := e.spec(map[string]any{"hypotheses": []any{
+				map[string]any{"name": "a", "edits": []any{map[string]any{"path": "fix.txt", "content": secret + "\n"}}},
+				map[string]any{"name": "b", "edits": []any{map[string]any{"path": "evil.txt", "content": "1\n"}}},
+			}})
+			script := fmt.Sprintf(`
+				if [ -e evil.txt ]; then
+					sleep 0.7
+					grep -rl "SECRET""-OF-A" %[1]q %[2]q 2>/dev/null | sed 's/^/LEAK /'
+					for u in $(sed -n 's/.*upperdir=\([^,]*\).*/\1/p' /proc/self/mountinfo); do
+						grep -rl "SECRET""-OF-A" "$u" 2>/dev/null | sed 's/^/LEAK /'
+					done
+					find %[1]q %[2]q -type d 2>/dev/null | while read d; do echo x > "$d/PLANTED-B" 2>/dev/null; done
+					echo "1 passed, 0 failed"
+				else
+					cat fix.txt; sleep 2
+					test -e PLANTED-B && echo A-SEES-PLANTED
+					echo "1 passed, 0 failed"
+				fi`, filepath.Join(state, "shadow"), filepath.Join(tmp, fmt.Sprintf("shadow-%d", os.Getuid())))
+			before := wsTree(t, e.ws)
+			c2 := e.cmd(append(append([]string{"--headless", "--json", "-j", "2"}, c.extraFlags...), "-C", e.ws, spec, "--", "sh", "-c", script)...)
+			c2.Env = append(c2.Env, "XDG_STATE_HOME="+state, "TMPDIR="+tmp)
+			out, err := c2.Output()
+			if err != nil && len(out) == 0 {
+				t.Fatalf("shadow: %v", err)
+			}
+			r := e.report(string(out))
+			h := byName(r)
+			if h["a"] == nil || h["b"] == nil {
+				t.Fatalf("report lacks a hypothesis: %s", out)
+			}
+			if !c.stateInWS && r.Mode != "overlay" {
+				t.Fatalf("mode %s", r.Mode)
+			}
+			if strings.Contains(h["b"].OutputTail, "LEAK") {
+				t.Errorf("b found a's fix in shadow's directories:\n%s", h["b"].OutputTail)
+			}
+			if strings.Contains(h["a"].OutputTail, "A-SEES-PLANTED") || !strings.Contains(h["a"].OutputTail, secret) {
+				t.Errorf("a's view:\n%s", h["a"].OutputTail)
+			}
+			for _, dir := range []string{filepath.Join(state, "shadow"), tmp} {
+				filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+					if err == nil && fi.Name() == "PLANTED-B" && (dir != tmp || strings.Contains(p, "/shadow-")) {
+						t.Errorf("b planted %s", p)
+					}
+					return nil
+				})
+			}
+			if after := wsTree(t, e.ws); after != before {
+				t.Errorf("workspace changed:\n%s\n---\n%s", before, after)
+			}
+		})
+	}
+}
+
+// wsTree is the workspace's snapshot without the state dir a test may
+// keep inside it (and so without the root's own mtime).
+func wsTree(t *testing.T, ws string) string {
+	var b strings.Builder
+	entries, _ := os.ReadDir(ws)
+	for _, e := range entries {
+		if e.Name() != ".state" {
+			b.WriteString(e.Name() + ":\n" + sandboxtest.Snapshot(t, filepath.Join(ws, e.Name())))
+		}
+	}
+	return b.String()
+}
