@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/shadow-dev/shadow/engine"
 )
@@ -17,6 +18,9 @@ func progressPrinter(w io.Writer) func(engine.Event) {
 		case engine.KindRunStarted:
 			total = len(ev.Hypotheses)
 			fmt.Fprintf(w, "shadow: %d hypothesis(es), %s mode, %d at once\n", total, ev.Mode, ev.Jobs)
+			if n := runtime.NumCPU(); ev.Jobs > n && total > n {
+				fmt.Fprintf(w, "shadow: notice: -j %d is more than the %d cores: hypotheses share them, so each runs slower and a timeout may be contention (see cpus and load in the report)\n", ev.Jobs, n)
+			}
 		case engine.KindHypFinished:
 			done++
 			r := ev.Result

@@ -64,6 +64,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		Schema: ReportSchema, Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
 		Command: cfg.Command, Mode: cfg.Sandbox.Mode(), StartedAt: started.UTC(),
 		StalePaths: []string{}, Applied: []string{},
+		CPUs: cpus(), Load: loadAvg(),
 	}
 	names := make([]string, len(cfg.Hyps))
 	for i, h := range cfg.Hyps {
@@ -215,6 +216,9 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	case errors.Is(hctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		r.Status = StatusTimedOut
 		msg := fmt.Sprintf("timed out after %s", cfg.Timeout)
+		if c := contention(effectiveJobs(cfg)); c != "" {
+			msg += " (" + c + ")"
+		}
 		r.Error = &msg
 	case ctx.Err() != nil:
 		r.Status = StatusCancelled
