@@ -3,7 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"testing"
 	"time"
+
+	"github.com/muesli/termenv"
 
 	"github.com/shadow-dev/shadow/engine"
 )
@@ -127,4 +130,100 @@ func manyEvents(n int) []engine.Event {
 		out = append(out, engine.Event{Kind: engine.KindOutput, Hyp: name, Text: b.String()})
 	}
 	return out
+}
+
+// twoHunkFix is a small fix of two hunks, 15 lines: what issue 16 asks
+// to see whole at 80x24 after a run of six hypotheses.
+const twoHunkFix = `--- a/calc.py
++++ b/calc.py
+@@ -1,5 +1,5 @@
+ def add(a, b):
+-    return a - b
++    return a + b
+ 
+ 
+ def sub(a, b):
+@@ -16,5 +16,5 @@
+ 
+ def safe_div(a, b):
+     if b == 0:
+-        pass
++        return None
+     return div(a, b)
+`
+
+// sixEvents is a finished pytest run of six hypotheses: fix_all wins
+// with twoHunkFix; the others fail with pytest's long failure output;
+// edit_tests passed by editing the tests and is disqualified; flaky
+// passed one run of two.
+func sixEvents() []engine.Event {
+	run := "20260314-160000-six000"
+	ev := func(sec float64, kind, hyp string) engine.Event {
+		return engine.Event{Schema: engine.EventSchema, Run: run, Time: t0.Add(time.Duration(sec * float64(time.Second))), Kind: kind, Hyp: hyp}
+	}
+	names := []string{"baseline", "fix_add", "fix_div", "fix_all", "edit_tests", "flaky"}
+	rs := ev(0, engine.KindRunStarted, "")
+	rs.Hypotheses, rs.Mode, rs.Command, rs.Workspace, rs.Jobs = names, "overlay", []string{"pytest", "-q"}, "/work/six", 6
+	out := []engine.Event{rs}
+	var tail strings.Builder
+	tail.WriteString("F...FF                                                                   [100%]\n")
+	tail.WriteString("=================================== FAILURES ===================================\n")
+	tail.WriteString("E       assert -1 == 5\nE        +  where -1 = <function add at 0x7f>(2, 3)\n\ntests/test_calc.py:5: AssertionError\n")
+	tail.WriteString("=========================== short test summary info ============================\n")
+	tail.WriteString("FAILED tests/unit/test_calc.py::test_add - assert -1 == 5\n")
+	tail.WriteString("FAILED tests/unit/test_calc.py::test_div_zero - ZeroDivisionError: division by zero\n")
+	tail.WriteString("2 failed, 4 passed in 0.29s\n")
+	res := map[string]*engine.Result{}
+	for i, n := range names {
+		r := &engine.Result{Name: n, Status: engine.StatusFailed, ExitCode: ip(1), DurationMS: int64(1000 + 100*i),
+			Tests: &engine.Tests{Framework: "pytest", Passed: 4, Failed: 2}, OutputTail: tail.String(),
+			Log: "/state/runs/six/hyps/" + n + "/output.log", Fixed: []string{}, Broken: []string{}}
+		switch n {
+		case "baseline":
+			r.Fixed, r.Broken = nil, nil
+		case "fix_all":
+			r.Status, r.ExitCode, r.Tests, r.OutputTail = engine.StatusPassed, ip(0), &engine.Tests{Framework: "pytest", Passed: 6}, "6 passed in 0.20s\n"
+			r.Diff, r.ChangedLines, r.Files = twoHunkFix, 4, []string{"calc.py"}
+			r.Fixed = []string{"tests/unit/test_calc.py::test_add", "tests/unit/test_calc.py::test_div_zero"}
+		case "edit_tests":
+			r.Status, r.ExitCode, r.Tests, r.OutputTail = engine.StatusPassed, ip(0), &engine.Tests{Framework: "pytest", Passed: 6}, "6 passed in 0.20s\n"
+			r.Diff, r.ChangedLines = "--- a/tests/unit/test_calc.py\n+++ b/tests/unit/test_calc.py\n@@ -4 +4 @@\n-    assert calc.add(2, 3) == 5\n+    assert calc.add(2, 3) == -1\n", 2
+			r.EditsTests = []string{"tests/unit/test_calc.py"}
+			r.Disqualified = sp("edits the tests (tests/unit/test_calc.py)")
+		case "flaky":
+			r.Status, r.ExitCode, r.Tests = engine.StatusPassed, ip(0), &engine.Tests{Framework: "pytest", Passed: 6}
+			r.Diff, r.ChangedLines = "--- a/calc.py\n+++ b/calc.py\n@@ -2 +2 @@\n-    return a - b\n+    return a + b  # sometimes\n", 2
+			r.Runs, r.Passes, r.Flaky = 2, 1, []string{"tests/unit/test_calc.py::test_div_zero"}
+		default:
+			r.Diff, r.ChangedLines = "--- a/calc.py\n+++ b/calc.py\n@@ -2 +2 @@\n-    return a - b\n+    return a + b\n", 2
+		}
+		res[n] = r
+		out = append(out, ev(0.1, engine.KindHypStarted, n))
+		o := ev(0.5, engine.KindOutput, n)
+		o.Text = r.OutputTail
+		out = append(out, o)
+		f := ev(1+float64(i)/10, engine.KindHypFinished, n)
+		c := *r
+		f.Result = &c
+		out = append(out, f)
+	}
+	order := []string{"fix_all", "edit_tests", "flaky", "fix_add", "fix_div", "baseline"}
+	w := "fix_all"
+	rep := &engine.Report{Schema: engine.ReportSchema, Run: run, Workspace: "/work/six", Command: []string{"pytest", "-q"},
+		Mode: "overlay", StartedAt: t0, DurationMS: 2000, Winner: &w}
+	for i, n := range order {
+		res[n].Rank = i + 1
+		rep.Hypotheses = append(rep.Hypotheses, res[n])
+	}
+	rf := ev(2, engine.KindRunFinished, "")
+	rf.Report = rep
+	return append(out, rf)
+}
+
+// sixDone is a model that has seen the whole six-hypothesis run.
+func sixDone(t testing.TB, p termenv.Profile, w, h int) *Model {
+	m := newTestModel(t, p, w, h, sixEvents())
+	evs := sixEvents()
+	m.Update(RunDoneMsg{Report: evs[len(evs)-1].Report})
+	return m
 }

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/charmbracelet/lipgloss"
 )
 
@@ -57,4 +59,38 @@ func asciiTerminal(getenv func(string) string) bool {
 		}
 	}
 	return false
+}
+
+// asciiFold replaces what is left of non-ASCII in a frame (separators,
+// the help's arrows, a command's own output) one character for one, so
+// that widths stay as laid out, for a terminal that cannot show UTF-8.
+func asciiFold(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 {
+			return r
+		}
+		if a, ok := asciiOf[r]; ok {
+			return a
+		}
+		if ansi.StringWidth(string(r)) != 1 {
+			return -1 // dropped: laid out as zero or two cells, never one
+		}
+		return '?'
+	}, s)
+}
+
+var asciiOf = map[rune]rune{
+	'·': '.', '•': '*', '…': '~', '–': '-', '—': '-', '─': '-', '━': '=', '│': '|', '┃': '#',
+	'←': '<', '→': '>', '↑': '^', '↓': 'v', '‹': '<', '›': '>', '▼': 'v', '▲': '^',
+	'✓': '+', '✗': 'x', '★': '*', '●': '@', '○': 'o', '±': '~', '█': '_',
 }

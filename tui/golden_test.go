@@ -11,7 +11,7 @@ import (
 	"github.com/shadow-dev/shadow/snap"
 )
 
-var sizes = [][2]int{{140, 40}, {100, 30}, {80, 24}, {60, 20}}
+var sizes = [][2]int{{200, 50}, {140, 40}, {100, 30}, {80, 24}, {60, 20}}
 
 // TestGoldenScreens renders whole screens at every size the TUI must
 // serve, mid-run and finished, in each pane, and checks none overflows.
@@ -82,7 +82,7 @@ func TestGoldenComponents(t *testing.T) {
 		"leaderboard_narrow": renderLeaderboard(st, fin, "swap", 40, 6, now),
 		"diff":               strings.Join(highlightDiff(st, fixDiff, 60), "\n"),
 		"timeline":           renderTimeline(st, testRuns(), 1, "20260314-150926-abc123", 90, 5),
-		"timeline_states":    renderTimeline(st, stateRuns(), 0, "20260314-150926-abc123", 90, 5),
+		"timeline_states":    renderTimeline(st, stateRuns(), 0, "20260314-150926-abc123", 100, 6),
 	}
 	for name, got := range cases {
 		t.Run(name, func(t *testing.T) { golden(t, "component_"+name, got) })
@@ -104,6 +104,7 @@ func stateRuns() []runRow {
 		{ID: "20260314-120000-dead00", StartedAt: t0.Add(-3 * time.Hour), Command: cmd, Hyps: 2, State: snap.StateInterrupted},
 		{ID: "20260314-130000-cccccc", StartedAt: t0.Add(-2 * time.Hour), Command: cmd, Hyps: 2, State: snap.StateFinished, Cancelled: true},
 		{ID: "20260314-140000-aaaaaa", StartedAt: t0.Add(-time.Hour), Command: cmd, Hyps: 3, State: snap.StateFinished},
+		{ID: "20260314-143000-cancel", StartedAt: t0.Add(-30 * time.Minute), Command: cmd, Hyps: 3, State: snap.StateFinished, Cancelled: true, Winner: "plus"},
 		{ID: "20260314-150000-other0", StartedAt: t0.Add(-9 * time.Minute), Command: []string{"make"}, Hyps: 1, State: snap.StateRunning},
 		{ID: "20260314-150926-abc123", StartedAt: t0, Command: cmd, Hyps: 4, State: snap.StateRunning},
 	}

@@ -35,17 +35,20 @@ func renderTimeline(st Styles, runs []runRow, sel int, liveID string, w, h int) 
 			when = r.StartedAt.Local().Format("Jan 02 15:04:05")
 		}
 		var state string
+		g := st.g
 		switch {
 		case r.State == snap.StateInterrupted:
-			state = st.Warn.Render("✗ interrupted")
+			state = st.Warn.Render(g.Failed + " interrupted")
 		case r.State != snap.StateFinished && r.ID == liveID:
 			state = st.Running.Render("● running")
 		case r.State != snap.StateFinished: // another process's run
 			state = st.Running.Render("○ running")
-		case r.Winner != "":
-			state = st.Winner.Render("★ " + r.Winner)
+		case r.Cancelled && r.Winner != "": // cancelled after a winner was known
+			state = st.Warn.Render(g.Cancelled+" cancelled ") + st.Winner.Render(g.Winner+" "+r.Winner)
 		case r.Cancelled:
-			state = st.Warn.Render("cancelled")
+			state = st.Warn.Render(g.Cancelled + " cancelled")
+		case r.Winner != "":
+			state = st.Winner.Render(g.Winner + " " + r.Winner)
 		default:
 			state = st.Failed.Render("no winner")
 		}
@@ -53,10 +56,10 @@ func renderTimeline(st Styles, runs []runRow, sel int, liveID string, w, h int) 
 		if r.Hyps > 0 {
 			hyps = fmt.Sprintf("%d hyp", r.Hyps)
 		}
-		line := fmt.Sprintf("%s  %s  %s  %s  %s", pad(r.ID, idW), when, pad(state, 16), padLeft(hyps, 6), st.Dim.Render(strings.Join(r.Command, " ")))
+		line := fmt.Sprintf("%s  %s  %s  %s  %s", pad(r.ID, idW), when, pad(state, 22), padLeft(hyps, 6), st.Dim.Render(strings.Join(r.Command, " ")))
 		mark := "  "
 		if i == sel {
-			mark = "› "
+			mark = st.g.Sel + " "
 			line = st.Selected.Render(pad(mark+stripped(line), w))
 		} else {
 			line = mark + line

@@ -98,7 +98,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			m.status = "cannot write the patch of " + msg.hyp + ": " + msg.err.Error()
 		} else {
-			m.status = "wrote the diff of " + msg.hyp + " to " + msg.path + " (git apply " + msg.path + ")"
+			m.status = "patch saved: " + msg.path + " · the diff of " + msg.hyp + ", for git apply"
 		}
 		m.dirty = true
 		return nil

@@ -37,7 +37,11 @@ func (m *Model) render() string {
 		parts = append(parts, m.statusLine(w))
 	}
 	parts = append(parts, strings.Join(l.help, "\n"))
-	return fit(strings.Join(parts, "\n"), w, h)
+	frame := fit(strings.Join(parts, "\n"), w, h)
+	if m.opts.ASCII {
+		frame = asciiFold(frame)
+	}
+	return frame
 }
 
 func (m *Model) header(w int, now time.Time) string {
