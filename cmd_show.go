@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -119,16 +120,32 @@ type upperEntry struct {
 
 func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, name string, asJSON bool) int {
 	h, rec, herr := store.LoadHyp(ws, ri.ID, name)
+	var recErr *snap.RecordError
+	if errors.As(herr, &recErr) {
+		// What show would print is not what the run recorded: say so,
+		// print nothing of it (apply refuses it the same way).
+		fmt.Fprintln(os.Stderr, "shadow:", herr)
+		return exitEnv
+	}
 	res := recResult(ri, name)
 	hypDir := filepath.Join(ri.Dir, "hyps", name)
 	logPath := filepath.Join(hypDir, "output.log")
 	output, _ := os.ReadFile(logPath)
 
+	// The diff is made from the verified records, the very files and
+	// originals `shadow apply` uses, not taken from the report: what show
+	// prints is what apply would write.
 	diff := ""
 	if res != nil {
 		diff = res.Diff
-	} else if herr == nil {
-		if orig, err := store.LoadOriginals(ws, ri.ID); err == nil {
+	}
+	if herr == nil {
+		orig, err := store.LoadOriginals(ws, ri.ID)
+		if errors.As(err, &recErr) {
+			fmt.Fprintln(os.Stderr, "shadow:", err)
+			return exitEnv
+		}
+		if err == nil {
 			diff = recDiff(h, orig)
 		}
 	}

@@ -75,7 +75,7 @@ func (r *Run) RecordInputs(hyps []engine.Hypothesis, bases map[string]BaseRef, o
 			return err
 		}
 		b, _ := json.MarshalIndent(rec, "", "  ")
-		if err := WriteFileAtomic(filepath.Join(dir, "files.json"), b); err != nil {
+		if err := r.writeRecord("hyps/"+h.Name+"/files.json", b); err != nil {
 			return err
 		}
 	}
@@ -95,7 +95,11 @@ func (r *Run) RecordInputs(hyps []engine.Hypothesis, bases map[string]BaseRef, o
 		origs[p] = o
 	}
 	b, _ := json.MarshalIndent(origs, "", "  ")
-	return WriteFileAtomic(filepath.Join(r.Dir, "originals.json"), b)
+	if err := r.writeRecord("originals.json", b); err != nil {
+		return err
+	}
+	_, err = r.writeIntegrity(false)
+	return err
 }
 
 func fmtMode(m os.FileMode) string { return fmt.Sprintf("%04o", uint32(m.Perm())) }
@@ -108,9 +112,10 @@ func parseMode(s string) os.FileMode {
 	return os.FileMode(v).Perm()
 }
 
-// HypRecord reads a recorded hypothesis's manifest.
+// HypRecord reads a recorded hypothesis's manifest, verified against the
+// run's integrity record (a *RecordError when it does not match).
 func (s Store) HypRecord(ws, run, hyp string) (*HypRecord, error) {
-	b, err := os.ReadFile(filepath.Join(s.RunDir(ws, run), "hyps", hyp, "files.json"))
+	b, err := s.readVerified(ws, run, "hyps/"+hyp+"/files.json")
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +149,7 @@ func (s Store) LoadHyp(ws, run, hyp string) (engine.Hypothesis, *HypRecord, erro
 // LoadOriginals returns the checkout state recorded at the run's start for
 // the paths its hypotheses touch.
 func (s Store) LoadOriginals(ws, run string) (map[string]engine.FileState, error) {
-	b, err := os.ReadFile(filepath.Join(s.RunDir(ws, run), "originals.json"))
+	b, err := s.readVerified(ws, run, "originals.json")
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -65,6 +66,15 @@ type Run struct {
 	Dir  string
 	ev   *os.File
 	objs Objects
+
+	key     []byte            // the workspace's integrity key (integrity.go)
+	mu      sync.Mutex        // guards records
+	records map[string][]byte // records written, by path in Dir: what integrity.json vouches for
+	evOut   map[string]int64  // output event bytes recorded per hypothesis (AppendEvent)
+	// MaxEventOutput bounds the live output each hypothesis's events may
+	// carry into events.ndjson (0: DefaultMaxOutput); the output log
+	// holds the rest, itself capped.
+	MaxEventOutput int64
 }
 
 // Meta is the run's first record, written before anything runs.
@@ -93,6 +103,10 @@ func (s Store) NewRun(meta Meta, spec []byte) (*Run, error) {
 	if err := os.MkdirAll(runs, 0o700); err != nil {
 		return nil, fmt.Errorf("record run in %s: %w (set XDG_STATE_HOME, or pass --no-record)", runs, err)
 	}
+	key, err := LoadKey(s.WorkspaceDir(meta.Workspace), true)
+	if err != nil {
+		return nil, fmt.Errorf("record run: %w", err)
+	}
 	_ = s.writeWorkspaceInfo(meta.Workspace)
 	dir := filepath.Join(runs, meta.Run)
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -118,7 +132,7 @@ func (s Store) NewRun(meta Meta, spec []byte) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{ID: meta.Run, Dir: dir, ev: ev, objs: s.Objects(meta.Workspace)}, nil
+	return &Run{ID: meta.Run, Dir: dir, ev: ev, objs: s.Objects(meta.Workspace), key: key}, nil
 }
 
 // NewRunRetry is NewRun with a fresh run id (from NewRunID) on the
@@ -160,14 +174,27 @@ func (r *Run) AppendEvent(v any) error {
 	return err
 }
 
-// Finish writes the report and closes the event log.
+// Finish writes the report, seals the run's integrity record and closes
+// the event log. It is called after every command of the run ended: a
+// record changed during the run is written back as the run made it, and
+// reported as a *TamperedError (the report is written all the same).
 func (r *Run) Finish(report any) error {
 	defer r.ev.Close()
 	b, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(r.Dir, "report.json"), b)
+	if err := r.writeRecord("report.json", b); err != nil {
+		return err
+	}
+	repaired, err := r.writeIntegrity(true)
+	if err != nil {
+		return fmt.Errorf("seal the run's integrity record: %w", err)
+	}
+	if len(repaired) > 0 {
+		return &TamperedError{Run: r.ID, Repaired: repaired}
+	}
+	return nil
 }
 
 // RunDir is the folder of run id in workspace ws's records.

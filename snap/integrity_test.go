@@ -1,0 +1,108 @@
+package snap
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// plantFiles does what a hostile hypothesis that can write the state dir
+// would: it stores its own content as an object and rewrites the files.json
+// of the hypothesis "good" to name it, mode 0755.
+func plantFiles(t *testing.T, s Store, ws, run string) {
+	t.Helper()
+	sum, err := s.Objects(ws).Put([]byte("PLANTED\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(s.RunDir(ws, run), "hyps", "good", "files.json")
+	rec := HypRecord{Name: "good", Files: []FileRecord{{Path: "v.txt", Mode: "0755", Size: 8, SHA256: sum}}, Deletes: []string{}}
+	b, _ := json.MarshalIndent(rec, "", "  ")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRecordsChangedDuringTheRunAreWrittenBack(t *testing.T) {
+	s := Store{Root: t.TempDir()}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "v.txt"), []byte("bad\n"), 0o644)
+	hyps := []engine.Hypothesis{hyp("good", map[string]string{"v.txt": "good\n"}), hyp("evil", map[string]string{"v.txt": "evil\n"})}
+	id := "20240101-000000-aaaaaa"
+	r := newRun(t, s, ws, id, hyps...)
+	if err := r.RecordInputs(hyps, nil, engine.ReadOriginals(ws, hyps)); err != nil {
+		t.Fatal(err)
+	}
+	// "evil" runs and rewrites its sibling's record.
+	plantFiles(t, s, ws, id)
+	// While the run goes on, the changed record is refused...
+	var re *RecordError
+	if _, _, err := s.LoadHyp(ws, id, "good"); !errors.As(err, &re) {
+		t.Fatalf("a changed files.json was loaded: %v", err)
+	}
+	// ...and when it ends, written back as the run made it.
+	err := r.Finish(map[string]string{"schema": "x"})
+	var te *TamperedError
+	if !errors.As(err, &te) || len(te.Repaired) != 1 || te.Repaired[0] != "hyps/good/files.json" {
+		t.Fatalf("Finish = %v", err)
+	}
+	a, err := s.ApplyHyp(ws, id, "good")
+	if err != nil || len(a.Files) != 1 {
+		t.Fatalf("apply: %+v %v", a, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(ws, "v.txt"))
+	fi, _ := os.Stat(filepath.Join(ws, "v.txt"))
+	if string(b) != "good\n" || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("apply wrote %q mode %v, want the recorded good content", b, fi.Mode())
+	}
+}
+
+func TestRecordsChangedAfterTheRunAreRefused(t *testing.T) {
+	s := Store{Root: t.TempDir()}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "v.txt"), []byte("bad\n"), 0o644)
+	hyps := []engine.Hypothesis{hyp("good", map[string]string{"v.txt": "good\n"})}
+	id := "20240101-000000-aaaaaa"
+	r := newRun(t, s, ws, id, hyps...)
+	if err := r.RecordInputs(hyps, nil, engine.ReadOriginals(ws, hyps)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Finish(map[string]string{"schema": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func()
+		want string
+	}{
+		{"files.json", func() { plantFiles(t, s, ws, id) }, "SHA-256 differs"},
+		{"integrity rewritten without the key", func() {
+			plantFiles(t, s, ws, id)
+			b, _ := os.ReadFile(filepath.Join(s.RunDir(ws, id), "hyps", "good", "files.json"))
+			doc, _ := json.Marshal(integrityDoc{Schema: integritySchema, Run: id, Sealed: true, Files: map[string]string{"hyps/good/files.json": Hash(b)}})
+			env, _ := json.Marshal(integrityEnvelope{MAC: MAC([]byte("guessed key"), integrityDomain, doc), Doc: doc})
+			os.WriteFile(filepath.Join(s.RunDir(ws, id), integrityName), env, 0o600)
+		}, "does not verify"},
+		{"integrity removed", func() { os.Remove(filepath.Join(s.RunDir(ws, id), integrityName)) }, "has no integrity.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.edit()
+			_, err := s.ApplyHyp(ws, id, "good")
+			var re *RecordError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("apply = %v, want a RecordError saying %q", err, c.want)
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "v.txt")); string(b) != "bad\n" {
+				t.Fatalf("the checkout was written: %q", b)
+			}
+			if _, _, err := s.LoadHyp(ws, id, "good"); !errors.As(err, &re) {
+				t.Fatalf("base resolution would use it: %v", err)
+			}
+		})
+	}
+}
