@@ -131,6 +131,11 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 		}
 	}
 	if os.Getuid() == 0 {
+		for _, l := range layers {
+			if within(l.target, "/dev") {
+				return fail("make a minimal /dev", fmt.Errorf("%s is under /dev, which a root hypothesis gets a fresh minimal copy of: move the workspace elsewhere", l.target))
+			}
+		}
 		// No user namespace: the command will be uid 0 of the host, and
 		// uid 0 without capabilities still opens root-owned files by their
 		// owner bits (block devices, /proc/sys, sysfs).

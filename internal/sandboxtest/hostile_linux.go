@@ -273,9 +273,10 @@ func (s *suite) rootDevices(t *testing.T) {
 		rm -f /tmp/shadow-evil-loop
 		cat /proc/sys/kernel/core_pattern > /tmp/shadow-core-$$ && cat /tmp/shadow-core-$$ > /proc/sys/kernel/core_pattern 2>&1 && echo WROTE-SYSCTL
 		rm -f /tmp/shadow-core-$$
+		mkdir /sys/fs/cgroup/shadow-evil-$$ 2>&1 && echo WROTE-SYSFS && rmdir /sys/fs/cgroup/shadow-evil-$$
 		ls /dev
 		true`)
-	for _, bad := range []string{"WROTE-DEVICE", "WROTE-MKNOD", "WROTE-SYSCTL"} {
+	for _, bad := range []string{"WROTE-DEVICE", "WROTE-MKNOD", "WROTE-SYSCTL", "WROTE-SYSFS"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("uid 0 without capabilities: %s\n%s", bad, out)
 		}
