@@ -1,0 +1,46 @@
+//go:build !linux && !darwin
+
+package clone
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// Copy mode needs a Unix process model (a helper that ends the command's
+// whole tree); elsewhere the sandbox refuses to run.
+
+func MaybeHelper() {}
+
+const SiblingDir = ".shadow-copies"
+
+type Options struct {
+	Skip    []string
+	Exclude []string
+	Grace   time.Duration
+}
+
+type Sandbox struct{}
+
+func New(base string, opts Options) *Sandbox       { return &Sandbox{} }
+func (s *Sandbox) Mode() string                    { return "copy" }
+func (s *Sandbox) Parallel() bool                  { return true }
+func (s *Sandbox) CopyCost() (ms, bytes int64)     { return 0, 0 }
+func Base(stateSandboxes, workspace string) string { return stateSandboxes }
+func Bases(stateSandboxes, workspace string) []string {
+	return []string{stateSandboxes}
+}
+func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
+	return engine.Outcome{ExitCode: -1}, errors.New("copy mode needs Linux or macOS")
+}
+
+type GCResult struct {
+	Removed []string
+	Kept    map[string]string
+	Errors  []error
+}
+
+func GC(base string, minAge time.Duration) GCResult { return GCResult{} }

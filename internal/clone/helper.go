@@ -1,0 +1,240 @@
+//go:build linux || darwin
+
+package clone
+
+import (
+	"encoding/json"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
+)
+
+// helperArg0 is argv[0] of the re-executed binary; MaybeHelper dispatches
+// on it.
+const helperArg0 = "shadow-copy-helper"
+
+// helperEnv carries the helper's configuration (JSON); the helper removes
+// it from the environment before starting the command.
+const helperEnv = "SHADOW_COPY_HELPER"
+
+// helperConfig is what Sandbox.Run tells the helper.
+type helperConfig struct {
+	Argv   []string      `json:"argv"`
+	Dir    string        `json:"dir"`    // the command's working directory, in the copy
+	Parent int           `json:"parent"` // shadow's pid: gone means shadow died
+	Grace  time.Duration `json:"grace"`  // SIGTERM to SIGKILL
+}
+
+// helperStatus is what the helper reports on fd 3 before it exits.
+type helperStatus struct {
+	Stage  string `json:"stage,omitempty"` // step that failed, when Error is set
+	Error  string `json:"error,omitempty"`
+	Exit   int    `json:"exit"`
+	Signal string `json:"signal,omitempty"`
+	// Ended counts the processes still running when the command had
+	// ended (or was ended), which the helper then ended: daemons, setsid
+	// and double-forked children.
+	Ended int `json:"ended"`
+	// Ending says why the helper ended the command: "" (it exited), or
+	// the signal shadow sent (timeout, cancel), or "parent died".
+	Ending string `json:"ending,omitempty"`
+}
+
+// MaybeHelper runs the copy-mode helper and exits if this process was
+// started as one; otherwise it returns at once. main (and TestMain of
+// packages whose tests run copy-mode sandboxes) must call it before
+// anything else.
+func MaybeHelper() {
+	if len(os.Args) == 0 || os.Args[0] != helperArg0 {
+		return
+	}
+	// PR_SET_PDEATHSIG of the command fires when the thread that forked
+	// it exits (prctl(2)): keep every step on this one thread.
+	runtime.LockOSThread()
+	os.Exit(runHelper())
+}
+
+func runHelper() int {
+	// The status pipe must not reach the command: it could forge the
+	// report, and a daemon holding it would keep shadow waiting.
+	unix.CloseOnExec(3)
+	status := os.NewFile(3, "status")
+	report := func(st helperStatus) {
+		if status != nil {
+			_ = json.NewEncoder(status).Encode(st)
+		}
+	}
+	var cfg helperConfig
+	if err := json.Unmarshal([]byte(os.Getenv(helperEnv)), &cfg); err != nil || len(cfg.Argv) == 0 {
+		report(helperStatus{Stage: "config", Error: "unreadable helper configuration"})
+		return 125
+	}
+	os.Unsetenv(helperEnv)
+	// Orphans of the command are re-parented to the nearest subreaper
+	// ancestor instead of init (prctl(2) PR_SET_CHILD_SUBREAPER), so
+	// however they fork or setsid they stay below the helper, where
+	// descendants() finds them.
+	if err := becomeSubreaper(); err != nil {
+		report(helperStatus{Stage: "become a child subreaper", Error: err.Error()})
+		return 125
+	}
+	sigc := make(chan os.Signal, 8)
+	signal.Notify(sigc, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGCHLD)
+	// Shadow may have died between fork and PR_SET_PDEATHSIG taking hold.
+	if cfg.Parent != 0 && os.Getppid() != cfg.Parent {
+		report(helperStatus{Stage: "start", Error: "shadow ended before the command started"})
+		return 125
+	}
+	argv0, err := fsutil.LookPath(cfg.Argv[0], os.Getenv("PATH"), cfg.Dir)
+	if err != nil {
+		report(helperStatus{Stage: "start command", Error: err.Error()})
+		return 127
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		report(helperStatus{Stage: "start command", Error: err.Error()})
+		return 125
+	}
+	pid, err := syscall.ForkExec(argv0, cfg.Argv, &syscall.ProcAttr{
+		Dir: cfg.Dir, Env: os.Environ(),
+		Files: []uintptr{devnull.Fd(), os.Stdout.Fd(), os.Stderr.Fd()},
+		Sys:   commandAttr(),
+	})
+	devnull.Close()
+	if err != nil {
+		report(helperStatus{Stage: "start command", Error: "start " + cfg.Argv[0] + ": " + err.Error()})
+		return 126
+	}
+	st := helperStatus{Exit: -1}
+	parentGone := watchParent(cfg.Parent)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for {
+		if ws, ok := reapAll(pid); ok {
+			st.Exit, st.Signal = exitOf(ws)
+			break
+		}
+		select {
+		case s := <-sigc:
+			if s == syscall.SIGCHLD {
+				continue
+			}
+			st.Ending = s.String()
+			break wait
+		case <-parentGone:
+			st.Ending = "parent died"
+			break wait
+		case <-tick.C:
+		}
+	}
+	st.Ended = endTree(pid, cfg.Grace, func(ws unix.WaitStatus) {
+		st.Exit, st.Signal = exitOf(ws)
+	})
+	report(st)
+	if st.Signal != "" {
+		return 128
+	}
+	return st.Exit
+}
+
+// reapAll reaps every child that has ended (the command, and orphans
+// re-parented to the helper); it reports the command's status once the
+// command is among them.
+func reapAll(cmd int) (ws unix.WaitStatus, done bool) {
+	for {
+		var s unix.WaitStatus
+		pid, err := unix.Wait4(-1, &s, unix.WNOHANG, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return ws, done
+		}
+		if pid == cmd {
+			ws, done = s, true
+		}
+	}
+}
+
+func exitOf(ws unix.WaitStatus) (int, string) {
+	if ws.Signaled() {
+		return -1, signalName(ws.Signal())
+	}
+	return ws.ExitStatus(), ""
+}
+
+func signalName(s unix.Signal) string {
+	switch s {
+	case unix.SIGKILL:
+		return "SIGKILL"
+	case unix.SIGTERM:
+		return "SIGTERM"
+	case unix.SIGINT:
+		return "SIGINT"
+	case unix.SIGSEGV:
+		return "SIGSEGV"
+	case unix.SIGABRT:
+		return "SIGABRT"
+	case unix.SIGHUP:
+		return "SIGHUP"
+	}
+	return s.String()
+}
+
+// endTree ends every descendant of the helper: SIGTERM (and SIGCONT, so a
+// stopped one can act on it), up to grace for them to go, then SIGKILL
+// until none is left, re-listing each round because a process may have
+// forked (or a fork loop gone on) since the last list. It returns how many
+// distinct processes it had to signal. onCmd receives the command's status
+// if the command is reaped here.
+func endTree(cmd int, grace time.Duration, onCmd func(unix.WaitStatus)) int {
+	seen := map[int]bool{}
+	reap := func() {
+		if ws, ok := reapAll(cmd); ok {
+			onCmd(ws)
+		}
+	}
+	reap()
+	live := descendants()
+	if len(live) == 0 {
+		return 0
+	}
+	for _, p := range live {
+		seen[p] = true
+		_ = unix.Kill(p, unix.SIGTERM)
+		_ = unix.Kill(p, unix.SIGCONT)
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		reap()
+		if len(descendants()) == 0 {
+			return len(seen)
+		}
+	}
+	// A fork loop makes a new child faster than a list is read, but a
+	// process with SIGKILL pending cannot fork (fork(2) fails with a
+	// fatal signal pending), so each round the tree shrinks; the bound
+	// only guards against the impossible.
+	for round := 0; round < 2000; round++ {
+		live = descendants()
+		if len(live) == 0 {
+			break
+		}
+		for _, p := range live {
+			seen[p] = true
+			_ = unix.Kill(p, unix.SIGKILL)
+		}
+		time.Sleep(5 * time.Millisecond)
+		reap()
+	}
+	reap()
+	return len(seen)
+}

@@ -1,0 +1,69 @@
+package clone
+
+import (
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// macOS has no child subreaper: a descendant whose parent exits is
+// re-parented to launchd and leaves the tree descendants() walks. The
+// helper still ends everything that is below it when the command ends.
+func becomeSubreaper() error { return nil }
+
+func commandAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// watchParent polls for shadow's death: macOS has no PR_SET_PDEATHSIG.
+func watchParent(parent int) <-chan struct{} {
+	if parent == 0 {
+		return nil
+	}
+	c := make(chan struct{})
+	go func() {
+		for os.Getppid() == parent {
+			time.Sleep(250 * time.Millisecond)
+		}
+		close(c)
+	}()
+	return c
+}
+
+// descendants lists the helper's living descendants from the kernel's
+// process table (kern.proc.all), by parent pid.
+func descendants() []int {
+	procs, err := unix.SysctlKinfoProcSlice("kern.proc.all")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	zombie := map[int]bool{}
+	for _, p := range procs {
+		pid := int(p.Proc.P_pid)
+		children[int(p.Eproc.Ppid)] = append(children[int(p.Eproc.Ppid)], pid)
+		zombie[pid] = p.Proc.P_stat == 5 // SZOMB
+	}
+	var out []int
+	queue := []int{os.Getpid()}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			if c == p {
+				continue
+			}
+			queue = append(queue, c)
+			if !zombie[c] {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func selfExe() (string, error) { return os.Executable() }
+
+// helperAttr: a session of its own; shadow's death is seen by polling
+// (watchParent).
+func helperAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }

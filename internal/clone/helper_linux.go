@@ -1,0 +1,113 @@
+package clone
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+func becomeSubreaper() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// commandAttr: the command starts a session of its own (no controlling
+// terminal, so it cannot inject input into shadow's terminal with
+// TIOCSTI, and the terminal's Ctrl-C reaches shadow, which then ends the
+// run), and is killed if the helper dies.
+func commandAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// watchParent: on Linux PR_SET_PDEATHSIG delivers SIGTERM when shadow
+// dies (set by Sandbox.Run), which the signal loop handles.
+func watchParent(parent int) <-chan struct{} { return nil }
+
+// descendants lists the helper's living descendants (zombies left out:
+// they are reaped, not signalled), walking /proc/PID/task/TID/children
+// (proc(5), present since Linux 3.5 with CONFIG_PROC_CHILDREN) from the
+// helper down; without those files, by the parent field of every
+// /proc/PID/stat.
+func descendants() []int {
+	self := os.Getpid()
+	if _, err := os.Stat("/proc/" + strconv.Itoa(self) + "/task/" + strconv.Itoa(self) + "/children"); err != nil {
+		return descendantsByStat(self)
+	}
+	var out []int
+	queue := []int{self}
+	seen := map[int]bool{self: true}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(p) + "/task")
+		for _, t := range tasks {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/task/" + t.Name() + "/children")
+			if err != nil {
+				continue
+			}
+			for _, f := range strings.Fields(string(b)) {
+				c, err := strconv.Atoi(f)
+				if err != nil || seen[c] {
+					continue
+				}
+				seen[c] = true
+				queue = append(queue, c)
+				if !zombie(c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func zombie(pid int) bool {
+	f, ok := statFields(pid)
+	return !ok || len(f) == 0 || f[0] == "Z" || f[0] == "X"
+}
+
+func descendantsByStat(self int) []int {
+	ents, _ := os.ReadDir("/proc")
+	children := map[int][]int{}
+	state := map[int]string{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		f, ok := statFields(pid)
+		if !ok || len(f) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		children[pp] = append(children[pp], pid)
+		state[pid] = f[0]
+	}
+	var out []int
+	queue := []int{self}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			queue = append(queue, c)
+			if s := state[c]; s != "Z" && s != "X" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// selfExe: /proc/self/exe names this very binary even if its file was
+// replaced or removed since it started.
+func selfExe() (string, error) { return "/proc/self/exe", nil }
+
+// helperAttr: the helper starts a session of its own (the terminal's
+// signals go to shadow, which ends runs itself) and gets SIGTERM when the
+// thread of shadow that started it dies, which it handles by ending the
+// command's whole tree.
+func helperAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
+}
