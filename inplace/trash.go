@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/shadow-dev/shadow/engine"
 )
 
 // A directory a hypothesis deletes is not removed: it is moved aside with
@@ -247,6 +249,38 @@ func (j *Journal) removeTrash() error {
 			return fmt.Errorf("the trash %s still holds %d deleted director(y/ies): the journal is kept", d, len(ents))
 		}
 		return err
+	}
+	return nil
+}
+
+// Check refuses, before anything runs, a directory delete of hyps that
+// this sandbox could not make safe (a *NoTrashError: no trash on the
+// directory's filesystem), so the run ends with exit 3 instead of one
+// hypothesis failing half-way through a run. It writes nothing in the
+// checkout.
+func (s *Sandbox) Check(ws string, hyps []engine.Hypothesis) error {
+	for _, h := range hyps {
+		for _, d := range h.Deletes {
+			if fi, err := os.Lstat(abs(ws, d)); err != nil || !fi.IsDir() {
+				continue
+			}
+			if err := os.MkdirAll(s.stateDir, 0o700); err != nil {
+				return err
+			}
+			tmp, err := os.MkdirTemp(s.stateDir, ".trash-probe-")
+			if err != nil {
+				return err
+			}
+			_, err = (&Journal{Workspace: ws}).pickTrash(tmp, d)
+			os.RemoveAll(tmp)
+			if err != nil {
+				var nt *NoTrashError
+				if errors.As(err, &nt) {
+					return fmt.Errorf("hypothesis %q: %w", h.Name, err)
+				}
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -143,6 +143,9 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	if p.cfg.Sandbox, err = newSandbox(&o, net, tmp, store, ws); err != nil {
 		return nil, err
 	}
+	if err := checkHyps(p.cfg.Sandbox, ws, p.cfg.Hyps); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -58,6 +58,22 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 	return sb, nil
 }
 
+// checkHyps lets the sandbox refuse, before anything runs, hypotheses it
+// cannot run safely (in-place mode: a directory delete with no place on
+// its filesystem to move it aside to), as an ExitEnv error.
+func checkHyps(sb engine.Sandbox, ws string, hyps []engine.Hypothesis) error {
+	c, ok := sb.(interface {
+		Check(ws string, hyps []engine.Hypothesis) error
+	})
+	if !ok {
+		return nil
+	}
+	if err := c.Check(ws, hyps); err != nil {
+		return Env("%v", err)
+	}
+	return nil
+}
+
 // shortReason is the failed step and its errno, for the one-line notice.
 func shortReason(v overlay.Verdict) string {
 	switch {

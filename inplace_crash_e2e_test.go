@@ -1,0 +1,141 @@
+//go:build linux
+
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bigDir writes n files in nested directories under rel of the workspace.
+func (e *env) bigDir(rel string, n int) {
+	e.t.Helper()
+	for i := 0; i < n; i++ {
+		e.write(filepath.Join(rel, fmt.Sprintf("d%02d/f%05d.txt", i%41, i)), fmt.Sprintf("file %d\n", i), 0o644)
+	}
+}
+
+// treeHash is a hash of every path, mode and content under root.
+func treeHash(t *testing.T, root string) string {
+	h := sha256.Sum256([]byte(contents(t, root, false)))
+	return hex.EncodeToString(h[:])
+}
+
+// kill -9 of the real binary while a hypothesis deletes a directory of
+// thousands of files, at its named crash points and at random moments:
+// the next `shadow gc` (or run) restores every file.
+func TestE2EInplaceKill9WhileDeletingADirectory(t *testing.T) {
+	cases := []struct{ name, crash string }{{"mid-delete", "mid-delete"}, {"during-command", "during-command"}, {"mid-restore-dir", "mid-restore-dir"}}
+	for i := 0; i < 3; i++ {
+		cases = append(cases, struct{ name, crash string }{fmt.Sprintf("random-%d", i), ""})
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newInplaceEnv(t)
+			e.bigDir("vendor", 3000)
+			e.bigDir("gen", 50)
+			before := treeHash(t, e.ws)
+			spec := e.spec(map[string]any{"hypotheses": []any{
+				map[string]any{"name": "rm", "delete": []string{"gen", "vendor"}},
+			}})
+			extra := noUserNS
+			if c.crash != "" {
+				extra = append(extra, "SHADOW_TEST_CRASH_AT="+c.crash)
+				_, stderr, _, killed := e.runEnv(extra, "--headless", "--mode", "inplace", "-C", e.ws, spec, "--", "sh", "-c", "sleep 0.2")
+				if !killed {
+					t.Fatalf("not killed at %s:\n%s", c.crash, stderr)
+				}
+			} else {
+				cmd := e.cmd("--headless", "--mode", "inplace", "-C", e.ws, spec, "--", "sh", "-c", "sleep 0.1")
+				cmd.Env = append(cmd.Env, extra...)
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(50+i*120) * time.Millisecond)
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				_ = cmd.Wait()
+			}
+			out, stderr, code, _ := e.runEnv(nil, "gc")
+			if code != 0 {
+				t.Fatalf("gc: exit %d\n%s\n%s", code, out, stderr)
+			}
+			if got := treeHash(t, e.ws); got != before {
+				t.Fatalf("not every file is back after gc:\n%s%s", out, stderr)
+			}
+		})
+	}
+}
+
+// A journal planted in the state dir (the route of a hypothesis that can
+// write it) is refused by the next run and by gc, with a message naming
+// it; nothing is written into the checkout or, through "..", beside it.
+func TestE2EForgedJournalIsRefused(t *testing.T) {
+	e := newInplaceEnv(t)
+	base := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "baseline"}}})
+	if _, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "inplace", "-C", e.ws, base, "--", "true"); code != 0 {
+		t.Fatalf("first run: %d\n%s", code, stderr)
+	}
+	wsDirs, _ := filepath.Glob(filepath.Join(e.state, "shadow", "workspaces", "*"))
+	if len(wsDirs) != 1 {
+		t.Fatalf("workspace dirs: %v", wsDirs)
+	}
+	jdir := filepath.Join(wsDirs[0], "inplace-journal")
+	os.MkdirAll(jdir, 0o700)
+	sum := sha256.Sum256([]byte("PLANTED\n"))
+	cur := sha256.Sum256([]byte("bad\n"))
+	for _, rel := range []string{"../outside.txt", "v.txt"} {
+		journal := fmt.Sprintf(`{"mac":"00","journal":{"schema":"shadow.inplace-journal/v1","id":"0123456789ab","workspace":%q,"hyp":"x","pid":1,"started":"2024-01-01T00:00:00Z","command_started":true,"entries":[{"path":%q,"orig":{"kind":"file","mode":420,"blob":"blob-1","sha256":"%x","size":8},"wrote":{"kind":"file","mode":420,"sha256":"%x","size":4}}],"created_dirs":[],"parents":[]}}`,
+			e.ws, rel, sum, cur)
+		os.WriteFile(filepath.Join(jdir, "blob-1"), []byte("PLANTED\n"), 0o600)
+		os.WriteFile(filepath.Join(jdir, "journal.json"), []byte(journal), 0o600)
+		before := contents(t, e.ws, true)
+		_, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "inplace", "-C", e.ws, base, "--", "true")
+		if code != 3 || !strings.Contains(stderr, "refusing the in-place journal "+jdir) {
+			t.Fatalf("%s: run: exit %d\n%s", rel, code, stderr)
+		}
+		out, stderr, code, _ := e.runEnv(nil, "gc")
+		if code != 3 || !strings.Contains(stderr+out, "refusing the in-place journal "+jdir) {
+			t.Fatalf("%s: gc: exit %d\n%s%s", rel, code, out, stderr)
+		}
+		if got := contents(t, e.ws, true); got != before {
+			t.Fatalf("%s: the checkout changed", rel)
+		}
+		if _, err := os.Lstat(filepath.Join(filepath.Dir(e.ws), "outside.txt")); err == nil {
+			t.Fatalf("%s: written outside the workspace", rel)
+		}
+	}
+}
+
+// Where a deleted directory cannot be moved aside on its filesystem (the
+// workspace on a tmpfs, the state dir elsewhere, no .git), in-place mode
+// refuses the run with exit 3 before anything runs.
+func TestE2EInplaceDirDeleteWithoutTrashExits3(t *testing.T) {
+	var a, b syscall.Stat_t
+	if syscall.Stat("/dev/shm", &a) != nil || syscall.Stat(os.TempDir(), &b) != nil || a.Dev == b.Dev {
+		t.Skip("no second filesystem (/dev/shm) for the workspace")
+	}
+	ws, err := os.MkdirTemp("/dev/shm", "shadow-e2e-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(ws)
+	e := &env{t: t, ws: ws, state: t.TempDir(), dir: t.TempDir()}
+	e.write("v.txt", "bad\n", 0o644)
+	e.bigDir("lib", 20)
+	before := contents(t, e.ws, true)
+	spec := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "rm", "delete": []string{"lib"}}}})
+	out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "inplace", "-C", e.ws, spec, "--", "true")
+	if code != 3 || !strings.Contains(stderr, "cannot delete the directory lib safely") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if got := contents(t, e.ws, true); got != before {
+		t.Fatal("the checkout changed")
+	}
+}
