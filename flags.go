@@ -30,6 +30,11 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.NoRecord, "no-record", false, "do not record the run")
 	fs.IntVar(&o.Confirm, "confirm", 0, "rerun the baseline and the leading candidate N more times before naming a winner")
 	fs.BoolVar(&o.AllowTestEdits, "allow-test-edits", false, "a candidate that changes tests may win")
+	fs.Func("remote", "run the hypotheses on these ssh nodes: NODE[,NODE...]", func(v string) error {
+		o.Remote = append(o.Remote, run.ParseRemote(v)...)
+		return nil
+	})
+	fs.StringVar(&o.RemoteDir, "remote-dir", "", "where the nodes keep the mirror, when not at the workspace's path")
 	fs.BoolVar(&f.headless, "headless", false, "never the TUI")
 	fs.BoolVar(&f.json, "json", false, "JSON report on stdout")
 	fs.BoolVar(&f.events, "events", false, "NDJSON events on stdout")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/overlay"
 )
 
@@ -27,6 +28,8 @@ func main() {
 	overlay.MaybeInit()
 	// Descriptors inherited from the caller must reach no command (issue 10).
 	overlay.CloseInheritedFDs()
+	// The node side of --remote, started over ssh by another shadow.
+	remote.MaybeNode()
 	os.Exit(dispatch(os.Args[1:]))
 }
 
@@ -95,6 +98,8 @@ flags:
   --confirm N       rerun the baseline and the leading candidate N more times; a
                     candidate that fails a rerun cannot win (at most 3 are tried)
   --allow-test-edits  a candidate that changes the tests or runs fewer may win
+  --remote NODE[,NODE...]  run the hypotheses on Linux nodes over ssh ($SHADOW_SSH_COMMAND)
+  --remote-dir DIR  where the nodes keep the mirror (default: the workspace's own path)
   --headless        never the TUI: text report on stdout
   --json            one JSON report (shadow.report/v1) on stdout
   --events          NDJSON events (shadow.event/v1) on stdout as they happen

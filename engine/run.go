@@ -79,6 +79,9 @@ func Run(ctx context.Context, cfg Config) *Report {
 	if h, ok := cfg.Sandbox.(RunHolder); ok {
 		defer h.HoldRun(ctx)()
 	}
+	if s, ok := cfg.Sandbox.(SyncReporter); ok {
+		rep.Sync = s.Syncs()
+	}
 	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
 	// Every watch is set before the first hypothesis starts (watch.go).
 	stale := StartStaleWatch(cfg.Workspace, cfg.ScanExclude...)
@@ -238,6 +241,10 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 			msg := "killed by " + o.Signal
 			r.Error = &msg
 		}
+	}
+	r.Node = o.Node
+	if o.Mode != "" {
+		r.Mode = o.Mode
 	}
 	for _, w := range o.Warnings {
 		msg := w

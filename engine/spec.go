@@ -352,6 +352,9 @@ func (w shapeWalker) walk(t reflect.Type, path string) error {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if _, ok := tok.(string); ok && t == reflect.TypeOf(RemoteNode{}) {
+		return nil // a remote node may be written as its bare name
+	}
 	want := map[reflect.Kind]string{reflect.Struct: "an object", reflect.Map: "an object",
 		reflect.Slice: "an array", reflect.String: "a string", reflect.Int: "an integer", reflect.Bool: "true or false"}[t.Kind()]
 	wrong := &shapeErr{path, "must be " + want}

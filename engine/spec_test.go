@@ -424,3 +424,18 @@ func TestLoadSpecTestdata(t *testing.T) {
 		t.Fatalf("diff %q", diff)
 	}
 }
+
+func TestSpecRemoteNodesAsNamesOrObjects(t *testing.T) {
+	s, err := DecodeSpec([]byte(`{"hypotheses":[{"name":"a"}],"remote":["n1",{"node":"n2","jobs":4}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Remote) != 2 || s.Remote[0] != (RemoteNode{Node: "n1"}) || s.Remote[1] != (RemoteNode{Node: "n2", Jobs: 4}) {
+		t.Fatalf("remote = %+v", s.Remote)
+	}
+	for _, bad := range []string{`{"node":"n","cpus":2}`, `3`, `{"node":"n","jobs":-1}`} {
+		if _, err := DecodeSpec([]byte(`{"hypotheses":[{"name":"a"}],"remote":[` + bad + `]}`)); err == nil {
+			t.Errorf("remote entry %s accepted", bad)
+		}
+	}
+}

@@ -34,7 +34,8 @@ type Spec struct {
 	Confirm int `json:"confirm,omitempty"`
 	// Common is applied to every hypothesis, the baseline included, after
 	// its base and before its own edits. Its files are the judge's.
-	Common *SpecCommon `json:"common,omitempty"`
+	Common *SpecCommon  `json:"common,omitempty"`
+	Remote []RemoteNode `json:"remote,omitempty"`
 }
 
 // SpecCommon is the spec-level "common": edits, deletes and a patch every

@@ -38,6 +38,11 @@ type Options struct {
 	// AllowTestEdits lets a candidate that changes the tests or runs fewer
 	// of them win (--allow-test-edits); the spec's "allow_test_edits" too.
 	AllowTestEdits bool
+	// Remote names the nodes to run on (--remote, DESIGN.md §8), over
+	// the spec's "remote"; RemoteDir is where their mirrors live when not
+	// at the workspace's own path (--remote-dir).
+	Remote    []string
+	RemoteDir string
 
 	// Notices receives one-line notices for people (an in-place fallback,
 	// a recovered checkout, a wait for the workspace lock); nil discards

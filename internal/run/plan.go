@@ -30,7 +30,10 @@ type Plan struct {
 	bases    map[string]snap.BaseRef // each hypothesis's base, as resolved
 	freeze   bool
 	noRecord bool
-	notices  io.Writer
+	// jobsGiven: -j or the spec's "jobs" was set (a remote run otherwise
+	// takes as many as its nodes offer).
+	jobsGiven bool
+	notices   io.Writer
 }
 
 // Workspace is the checkout the run is on.
@@ -129,7 +132,8 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		env = append(env, k+"="+v)
 	}
 	specJSON, _ := json.MarshalIndent(spec, "", "  ")
-	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, notices: o.notices()}
+	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, notices: o.notices(),
+		jobsGiven: o.Jobs > 0 || spec.Jobs > 0}
 	p.cfg = engine.Config{
 		Workspace: ws, Subdir: subdir, Command: command, Hyps: hyps, Jobs: jobs, Timeout: timeout,
 		Env: env, Net: string(net), Tmp: string(tmp), JUnit: spec.JUnit, Keep: o.Keep, Apply: o.Apply,
@@ -140,7 +144,17 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		// its records change during every run and are not sources.
 		ScanExclude: []string{root},
 	}
-	if p.cfg.Sandbox, err = newSandbox(&o, net, tmp, store, ws); err != nil {
+	nodes, err := remoteNodes(&o, spec)
+	if err != nil {
+		return nil, err
+	}
+	local := func() (engine.Sandbox, error) { return newSandbox(&o, net, tmp, store, ws) }
+	if len(nodes) > 0 {
+		p.cfg.Sandbox, err = newRemoteSandbox(&o, nodes, store, ws, local)
+	} else {
+		p.cfg.Sandbox, err = local()
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := checkHyps(p.cfg.Sandbox, ws, p.cfg.Hyps); err != nil {

@@ -20,6 +20,13 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	now := time.Now()
 	cfg := p.cfg
 	cfg.RunID = snap.NewRunID(now)
+	// Remote nodes are readied first: a run no node can take is refused
+	// before anything is recorded.
+	done, err := p.prepareRemote(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	var fix func(engine.Event) // --freeze: first to see the report
 	if p.freeze {
 		var cleanup func()

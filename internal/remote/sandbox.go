@@ -1,0 +1,596 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// LocalNode is the node name that means this machine.
+const LocalNode = "local"
+
+// Options configure a remote Sandbox.
+type Options struct {
+	Nodes []engine.RemoteNode
+	// Dir is where the mirror lives on every node (--remote-dir); "" is
+	// the workspace's own absolute path.
+	Dir       string
+	Workspace string
+	// StateRoot is the local state dir: it holds the control sockets and
+	// the sync manifests, and is never mirrored.
+	StateRoot string
+	Version   string
+	Notices   io.Writer
+	// Local runs the hypotheses given to the node named "local"; nil when
+	// no node has that name.
+	Local engine.Sandbox
+}
+
+// Sandbox is an engine.Sandbox whose jobs run on remote nodes, each on
+// whichever node has a free slot. Prepare before the run, Close after.
+type Sandbox struct {
+	o       Options
+	dir     string
+	client  *Client
+	nodes   []*node
+	extra   map[string]bool // the local environment: what a job's Env adds to it is sent
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced when a slot frees or a node dies
+	syncs   []engine.NodeSync
+	closing bool
+}
+
+type node struct {
+	name        string
+	jobs        int // slots asked for (spec "jobs"); 0 = the node's CPU count
+	slots, busy int
+	dead        bool
+	local       engine.Sandbox
+	bin         string // the shadow binary there
+	mode        string // its sandbox
+	master      *master
+	hold        *exec.Cmd
+	holdIn      io.WriteCloser
+	holdDone    chan struct{}
+}
+
+// NodeError is a node that failed (unreachable, or its connection or
+// shadow died), as opposed to a job that failed on it.
+type NodeError struct {
+	Node string
+	Err  error
+}
+
+func (e *NodeError) Error() string { return "node " + e.Node + ": " + e.Err.Error() }
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// ValidNodeName refuses what ssh or rsync would read as an option or
+// split: a destination is a Host of the ssh config or [user@]host.
+func ValidNodeName(n string) error {
+	switch {
+	case n == "":
+		return errors.New("empty node name")
+	case strings.HasPrefix(n, "-"):
+		return fmt.Errorf("node %q: a name may not start with '-'", n)
+	case strings.ContainsAny(n, " \t\n\r\x00'\"\\:/"):
+		return fmt.Errorf("node %q: a name may not hold blanks, quotes, ':' or '/' (put ports and users in ~/.ssh/config)", n)
+	}
+	return nil
+}
+
+// New checks the options; nothing is contacted before Prepare.
+func New(o Options) (*Sandbox, error) {
+	if len(o.Nodes) == 0 {
+		return nil, errors.New("no remote nodes")
+	}
+	if o.Notices == nil {
+		o.Notices = io.Discard
+	}
+	s := &Sandbox{o: o, dir: o.Dir, changed: make(chan struct{}), extra: map[string]bool{}}
+	if s.dir == "" {
+		s.dir = o.Workspace
+	}
+	if !filepath.IsAbs(s.dir) {
+		return nil, fmt.Errorf("--remote-dir %q: want an absolute path", s.dir)
+	}
+	s.dir = filepath.Clean(s.dir)
+	seen := map[string]bool{}
+	for _, rn := range o.Nodes {
+		if err := ValidNodeName(rn.Node); err != nil {
+			return nil, err
+		}
+		if seen[rn.Node] {
+			return nil, fmt.Errorf("node %q named twice", rn.Node)
+		}
+		seen[rn.Node] = true
+		n := &node{name: rn.Node, jobs: rn.Jobs}
+		if rn.Node == LocalNode {
+			if o.Local == nil {
+				return nil, errors.New(`node "local" named but no local sandbox given`)
+			}
+			n.local = o.Local
+		}
+		s.nodes = append(s.nodes, n)
+	}
+	for _, kv := range os.Environ() {
+		s.extra[kv] = true
+	}
+	return s, nil
+}
+
+func (s *Sandbox) Mode() string   { return "remote" }
+func (s *Sandbox) Parallel() bool { return true }
+
+// Syncs implements engine.SyncReporter.
+func (s *Sandbox) Syncs() []engine.NodeSync {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]engine.NodeSync(nil), s.syncs...)
+}
+
+// HoldRun passes the local sandbox's run hold on (in-place mode on the
+// node named "local").
+func (s *Sandbox) HoldRun(ctx context.Context) func() {
+	if h, ok := s.o.Local.(engine.RunHolder); ok {
+		return h.HoldRun(ctx)
+	}
+	return func() {}
+}
+
+// Slots is how many jobs the live nodes take at once.
+func (s *Sandbox) Slots() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	total := 0
+	for _, n := range s.nodes {
+		if !n.dead {
+			total += n.slots
+		}
+	}
+	return total
+}
+
+// Prepare readies every node at once: connection, binary, mirror sync,
+// mirror lock. A node that fails is reported once and left out; the error
+// says why when none is left.
+func (s *Sandbox) Prepare(ctx context.Context) error {
+	needSSH := false
+	for _, n := range s.nodes {
+		needSSH = needSSH || n.local == nil
+	}
+	if needSSH {
+		c, err := NewClient(filepath.Join(s.o.StateRoot, "ssh"), s.o.Notices)
+		if err != nil {
+			return err
+		}
+		s.client = c
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(s.nodes))
+	for i, n := range s.nodes {
+		if n.local != nil {
+			n.slots = n.jobs
+			if n.slots == 0 {
+				n.slots = runtime.NumCPU()
+			}
+			if !n.local.Parallel() {
+				n.slots = 1
+			}
+			n.mode = n.local.Mode()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.prepareNode(ctx, n); err != nil {
+				errs[i] = &NodeError{Node: n.name, Err: err}
+				s.markDead(n, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	if s.Slots() > 0 {
+		return nil
+	}
+	var msgs []string
+	for _, err := range errs {
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("no remote node can run the hypotheses: %s", strings.Join(msgs, "; "))
+}
+
+func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
+	m, err := s.client.StartMaster(ctx, n.name)
+	if err != nil {
+		return fmt.Errorf("cannot be reached: %w", err)
+	}
+	n.master = m
+	_, bin, err := s.client.facts(ctx, n.name, s.dir, s.o.Version)
+	if err != nil {
+		return err
+	}
+	n.bin = bin
+	hold := s.client.Command(n.name, bin, NodeArg, "hold", s.dir)
+	in, err := hold.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := hold.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	stderr := &tailBuffer{max: 4096}
+	hold.Stderr = stderr
+	if err := hold.Start(); err != nil {
+		return err
+	}
+	n.hold, n.holdIn, n.holdDone = hold, in, make(chan struct{})
+	replies := make(chan holdReply, 2)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var r holdReply
+			if json.Unmarshal(sc.Bytes(), &r) == nil {
+				replies <- r
+			}
+		}
+		close(replies)
+		_ = hold.Wait()
+		close(n.holdDone)
+		s.mu.Lock()
+		closing := s.closing
+		s.mu.Unlock()
+		if !closing {
+			s.markDead(n, &NodeError{Node: n.name, Err: fmt.Errorf("lost the connection: %s", stderr.String())})
+		}
+	}()
+	next := func(what string) (holdReply, error) {
+		slow := time.AfterFunc(2*time.Second, func() {
+			fmt.Fprintf(s.o.Notices, "shadow: node %s: %s\n", n.name, what)
+		})
+		defer slow.Stop()
+		select {
+		case r, ok := <-replies:
+			if !ok {
+				return r, fmt.Errorf("shadow there ended: %s", strings.TrimSpace(stderr.String()))
+			}
+			if r.Error != "" {
+				return r, errors.New(r.Error)
+			}
+			return r, nil
+		case <-ctx.Done():
+			return holdReply{}, ctx.Err()
+		}
+	}
+	if _, err := next("waiting for the mirror lock (another run is syncing or using the mirror)"); err != nil {
+		return err
+	}
+	now, err := sourceFiles(s.o.Workspace, []string{s.o.StateRoot})
+	if err != nil {
+		return err
+	}
+	man := manifestPath(s.o.StateRoot, n.name, s.dir)
+	rsh, err := s.client.RsyncShell(n.name)
+	if err != nil {
+		return err
+	}
+	sync, err := rsyncMirror(ctx, rsh, s.o.Workspace, n.name, s.dir, syncList(s.o.Workspace, now, man.read()))
+	if err != nil {
+		return err
+	}
+	if err := man.write(now); err != nil {
+		return fmt.Errorf("record the sync manifest %s: %w", man, err)
+	}
+	if _, err := io.WriteString(in, "synced\n"); err != nil {
+		return fmt.Errorf("shadow there ended: %s", strings.TrimSpace(stderr.String()))
+	}
+	r, err := next("probing its sandbox")
+	if err != nil {
+		return err
+	}
+	n.mode = r.Mode
+	n.slots = n.jobs
+	if n.slots == 0 {
+		n.slots = max(r.CPUs, 1)
+	}
+	if r.Mode != "overlay" {
+		// In place in the mirror: one hypothesis at a time.
+		n.slots = 1
+		fmt.Fprintf(s.o.Notices, "shadow: node %s runs hypotheses one at a time in place (%s)\n", n.name, r.Reason)
+	}
+	s.mu.Lock()
+	s.syncs = append(s.syncs, sync)
+	s.mu.Unlock()
+	return nil
+}
+
+// markDead takes a node out of the schedule, once, and says so.
+func (s *Sandbox) markDead(n *node, err error) {
+	s.mu.Lock()
+	if n.dead || s.closing {
+		s.mu.Unlock()
+		return
+	}
+	n.dead = true
+	s.broadcastLocked()
+	s.mu.Unlock()
+	fmt.Fprintf(s.o.Notices, "shadow: %v; its hypotheses go to the other nodes\n", err)
+	// Ending the master ends every session over it: in-flight jobs there
+	// fail now instead of waiting for the keep-alives.
+	n.master.stop()
+}
+
+func (s *Sandbox) broadcastLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// acquire takes a slot on the live node with the most free ones, waiting
+// for one to free; nil when no node is left or ctx ended.
+func (s *Sandbox) acquire(ctx context.Context) *node {
+	for {
+		s.mu.Lock()
+		var best *node
+		alive := false
+		for _, n := range s.nodes {
+			if n.dead {
+				continue
+			}
+			alive = true
+			if free := n.slots - n.busy; free > 0 && (best == nil || free > best.slots-best.busy) {
+				best = n
+			}
+		}
+		if best != nil {
+			best.busy++
+			s.mu.Unlock()
+			return best
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		if !alive {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+func (s *Sandbox) release(n *node) {
+	s.mu.Lock()
+	n.busy--
+	s.broadcastLocked()
+	s.mu.Unlock()
+}
+
+// Run implements engine.Sandbox: the job runs on the next free slot. When
+// its node fails under it, it runs once more on another node, and its
+// result says so.
+func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
+	moved := ""
+	for {
+		n := s.acquire(ctx)
+		if n == nil {
+			if ctx.Err() != nil {
+				return engine.Outcome{ExitCode: -1}, nil
+			}
+			return engine.Outcome{ExitCode: -1}, errors.New("no remote node is left to run it (see the notices above)")
+		}
+		var o engine.Outcome
+		var err error
+		if n.local != nil {
+			o, err = n.local.Run(ctx, job)
+			o.Node = ""
+			if o.Mode == "" {
+				o.Mode = n.mode
+			}
+		} else {
+			o, err = s.runOn(ctx, n, job)
+		}
+		s.release(n)
+		var ne *NodeError
+		if errors.As(err, &ne) && ctx.Err() == nil {
+			s.markDead(n, ne)
+			if moved == "" {
+				moved = n.name
+				fmt.Fprintf(job.Output, "\nshadow: node %s failed (%v); running the hypothesis again on another node\n", n.name, ne.Err)
+				continue
+			}
+		}
+		if moved != "" && err == nil {
+			where := o.Node
+			if where == "" {
+				where = "this machine"
+			}
+			o.Warnings = append(o.Warnings, fmt.Sprintf("ran again on %s after node %s failed", where, moved))
+		}
+		return o, err
+	}
+}
+
+// runOn runs one job on n as one ssh session: the job as a JSON line,
+// then a heartbeat; output and the outcome come back as NDJSON. Ending
+// ctx closes the session's stdin, on which the node ends the job's whole
+// tree and reports; a node that does not is cut off.
+func (s *Sandbox) runOn(ctx context.Context, n *node, job engine.Job) (engine.Outcome, error) {
+	out := engine.Outcome{ExitCode: -1, Node: n.name}
+	wj := wireJob{Workspace: s.dir, Subdir: job.Subdir, Hyp: job.Hyp, Command: job.Command,
+		Net: job.Net, Tmp: job.Tmp, Collect: job.Collect}
+	for _, kv := range job.Env {
+		if !s.extra[kv] {
+			wj.Env = append(wj.Env, kv)
+		}
+	}
+	line, err := json.Marshal(wj)
+	if err != nil {
+		return out, err
+	}
+	cmd := s.client.Command(n.name, n.bin, NodeArg, "job")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return out, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return out, err
+	}
+	stderr := &tailBuffer{max: 4096}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return out, &NodeError{Node: n.name, Err: err}
+	}
+	var inMu sync.Mutex
+	write := func(b []byte) {
+		inMu.Lock()
+		defer inMu.Unlock()
+		if stdin != nil {
+			_, _ = stdin.Write(b)
+		}
+	}
+	closeIn := func() {
+		inMu.Lock()
+		defer inMu.Unlock()
+		if stdin != nil {
+			stdin.Close()
+			stdin = nil
+		}
+	}
+	write(append(line, '\n'))
+	stopBeat := make(chan struct{})
+	go func() {
+		t := time.NewTicker(heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				write([]byte("\n"))
+			case <-stopBeat:
+				return
+			}
+		}
+	}()
+	var result *wireOutcome
+	var jobErr string
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		dec := json.NewDecoder(stdout)
+		for {
+			var m wireMsg
+			if dec.Decode(&m) != nil {
+				return
+			}
+			switch {
+			case m.Outcome != nil:
+				result = m.Outcome
+			case m.Error != "":
+				jobErr = m.Error
+			case len(m.Out) > 0 && job.Output != nil:
+				_, _ = job.Output.Write(m.Out)
+			}
+		}
+	}()
+	select {
+	case <-read:
+	case <-ctx.Done():
+		closeIn()
+		select {
+		case <-read:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-read
+		}
+	}
+	close(stopBeat)
+	closeIn()
+	werr := cmd.Wait()
+	switch {
+	case result != nil:
+		out = engine.Outcome{ExitCode: result.ExitCode, Signal: result.Signal, Collected: result.Collected,
+			Warnings: result.Warnings, Changed: result.Changed, Node: n.name, Mode: result.Mode}
+		return out, nil
+	case jobErr != "":
+		return out, fmt.Errorf("node %s: %s", n.name, jobErr)
+	case ctx.Err() != nil:
+		return out, nil
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if msg == "" && werr != nil {
+		msg = werr.Error()
+	}
+	return out, &NodeError{Node: n.name, Err: fmt.Errorf("the session ended without a result: %s", msg)}
+}
+
+// Close ends every node's hold (releasing its mirror lock) and master.
+func (s *Sandbox) Close() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, n := range s.nodes {
+		if n.hold == nil && n.master == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if n.hold != nil {
+				n.holdIn.Close()
+				select {
+				case <-n.holdDone:
+				case <-time.After(5 * time.Second):
+					_ = n.hold.Process.Kill()
+					<-n.holdDone
+				}
+			}
+			n.master.stop()
+		}()
+	}
+	wg.Wait()
+	if s.client != nil {
+		s.client.Close()
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

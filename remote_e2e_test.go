@@ -1,0 +1,428 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// The remote tests simulate machines: each node is an sshd running in its
+// own mount namespace, with a fresh tmpfs over the directory that holds
+// the test checkout and over the node user's state and cache dirs, so the
+// checkout's path exists but is empty there, no shadow is installed there,
+// and each node has its own state. Only root can make such namespaces
+// and run sshd.
+
+type sshNode struct {
+	name string
+	port int
+	cmd  *exec.Cmd
+}
+
+type remoteEnv struct {
+	*env
+	base, co, keys, sshConfig string
+	nodes                     map[string]*sshNode
+}
+
+func newRemoteEnv(t *testing.T, names ...string) *remoteEnv {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("simulating remote nodes needs root: an sshd per node, each in its own mount namespace")
+	}
+	for _, tool := range []string{"/usr/sbin/sshd", "rsync", "ssh", "ssh-keygen", "unshare", "nsenter", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (apt-get install openssh-server rsync)", tool)
+		}
+	}
+	base := t.TempDir()
+	r := &remoteEnv{base: base, co: filepath.Join(base, "co"), keys: filepath.Join(base, "keys"), nodes: map[string]*sshNode{}}
+	r.env = &env{t: t, ws: filepath.Join(r.co, "ws"), state: t.TempDir(), dir: t.TempDir()}
+	for _, d := range []string{r.ws, r.keys, "/run/sshd", "/root/.cache", "/root/.local/state"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []string{"host", "id"} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(r.keys, k)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v\n%s", err, out)
+		}
+	}
+	pub, _ := os.ReadFile(filepath.Join(r.keys, "id.pub"))
+	os.WriteFile(filepath.Join(r.keys, "authorized_keys"), pub, 0o600)
+	var cfg strings.Builder
+	for _, name := range names {
+		n := &sshNode{name: name, port: freePort(t)}
+		r.nodes[name] = n
+		fmt.Fprintf(&cfg, "Host %s\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n",
+			name, n.port, filepath.Join(r.keys, "id"))
+		r.startNode(n)
+	}
+	// A Host nobody listens on: an unreachable node.
+	fmt.Fprintf(&cfg, "Host down\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  ConnectTimeout 5\n", freePort(t), filepath.Join(r.keys, "id"))
+	r.sshConfig = filepath.Join(r.keys, "config")
+	os.WriteFile(r.sshConfig, []byte(cfg.String()), 0o600)
+	return r
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func (r *remoteEnv) startNode(n *sshNode) {
+	t := r.t
+	conf := filepath.Join(r.keys, n.name+".sshd_config")
+	os.WriteFile(conf, []byte(fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.1
+HostKey %s
+PidFile none
+UsePAM no
+StrictModes no
+PermitRootLogin yes
+AuthorizedKeysFile %s
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+MaxSessions 50
+MaxStartups 50
+LogLevel ERROR
+`, n.port, filepath.Join(r.keys, "host"), filepath.Join(r.keys, "authorized_keys"))), 0o600)
+	script := `set -e; for d in "$1" /root/.cache /root/.local/state; do mount -t tmpfs tmpfs "$d"; done; exec /usr/sbin/sshd -D -e -f "$2"`
+	n.cmd = exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", r.co, conf)
+	n.cmd.Stderr = os.Stderr
+	if err := n.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.killNode(n.name) })
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(n.port))
+		if err == nil {
+			c.Close()
+			return
+		}
+		if i > 200 {
+			t.Fatalf("sshd for %s never listened: %v", n.name, err)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// onNode runs a shell script in the node's mount namespace (its view of
+// the files), as the node would.
+func (r *remoteEnv) onNode(name, script string) (string, error) {
+	out, err := exec.Command("nsenter", "-t", strconv.Itoa(r.nodes[name].cmd.Process.Pid), "-m", "sh", "-c", script).CombinedOutput()
+	return string(out), err
+}
+
+// nodeProcs lists the processes the node's sshd started (its sessions and
+// everything under them), by walking parent links.
+func (r *remoteEnv) nodeProcs(name string) []string {
+	root := r.nodes[name].cmd.Process.Pid
+	parent := map[int]int{}
+	cmdline := map[int]string{}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		ppid, _ := strconv.Atoi(f[1])
+		parent[pid] = ppid
+		c, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+		cmdline[pid] = string(bytes.ReplaceAll(c, []byte{0}, []byte{' '}))
+	}
+	var out []string
+	for pid := range parent {
+		for p := parent[pid]; p > 1; p = parent[p] {
+			if p == root {
+				out = append(out, fmt.Sprintf("%d %s", pid, cmdline[pid]))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// waitNodeIdle waits until nothing the node's sshd started is left.
+func (r *remoteEnv) waitNodeIdle(name string) {
+	r.t.Helper()
+	for i := 0; i < 200; i++ {
+		if len(r.nodeProcs(name)) == 0 {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	r.t.Fatalf("left running on node %s: %q", name, r.nodeProcs(name))
+}
+
+// killNode is the machine dying: sshd and everything under it, at once.
+func (r *remoteEnv) killNode(name string) {
+	n := r.nodes[name]
+	if n.cmd.ProcessState != nil {
+		return
+	}
+	for _, p := range r.nodeProcs(name) {
+		pid, _ := strconv.Atoi(strings.Fields(p)[0])
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	n.cmd.Process.Kill()
+	n.cmd.Wait()
+}
+
+func (r *remoteEnv) shadowRemote(args ...string) (string, string, int) {
+	r.t.Helper()
+	c := r.cmd(args...)
+	c.Env = append(c.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		r.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func (r *remoteEnv) git(args ...string) {
+	r.t.Helper()
+	c := exec.Command("git", append([]string{"-C", r.ws, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+	if out, err := c.CombinedOutput(); err != nil {
+		r.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// remoteWorkspace is a git checkout: v.txt decides the test, delay holds
+// how long the command sleeps, build/ is ignored.
+func (r *remoteEnv) remoteWorkspace() {
+	r.write("v.txt", "bad\n", 0o644)
+	r.write("delay", "0\n", 0o644)
+	r.write("old.txt", "tracked, deleted locally later\n", 0o644)
+	r.write("note.txt", "committed\n", 0o644)
+	r.write(".gitignore", "build/\n", 0o644)
+	r.write("build/local.bin", "local build output\n", 0o644)
+	r.git("init", "-q")
+	r.git("add", "-A")
+	r.git("commit", "-q", "-m", "init")
+	r.write("note.txt", "uncommitted edit\n", 0o644)
+	r.write("extra.txt", "untracked, not ignored\n", 0o644)
+}
+
+// delayCheck sleeps as long as the hypothesis's delay file says, then
+// passes when v.txt is good.
+const delayCheck = `sleep "$(cat delay)"; ` + checkScript
+
+func hypWith(name, delay, v string) map[string]any {
+	edits := []any{map[string]any{"path": "delay", "content": delay + "\n"}}
+	if v != "" {
+		edits = append(edits, map[string]any{"path": "v.txt", "content": v + "\n"})
+	}
+	return map[string]any{"name": name, "edits": edits}
+}
+
+func TestE2ERemoteTwoNodesNextFreeSlotMirrorAndApply(t *testing.T) {
+	r := newRemoteEnv(t, "n1", "n2")
+	r.remoteWorkspace()
+	for _, n := range []string{"n1", "n2"} {
+		if out, err := r.onNode(n, "ls -A "+r.co+"; ls /root/.cache/shadow 2>/dev/null; true"); err != nil || strings.TrimSpace(out) != "" {
+			t.Fatalf("node %s is not empty before the run: %q %v", n, out, err)
+		}
+	}
+	before := tree(t, r.ws)
+	// One slot per node and uneven durations: "slow" holds one node, so
+	// the three fast ones must all go to the other (round-robin would
+	// send f2 to the busy node).
+	spec := r.spec(map[string]any{
+		"hypotheses": []any{hypWith("slow", "3", ""), hypWith("f1", "0.3", ""), hypWith("f2", "0.3", "good"), hypWith("f3", "0.3", "")},
+		"remote":     []any{map[string]any{"node": "n1", "jobs": 1}, map[string]any{"node": "n2", "jobs": 1}},
+	})
+	cmd := []string{"sh", "-c", `grep -q "uncommitted edit" note.txt && test ! -e build/local.bin && ` + delayCheck}
+	out, stderr, code := r.shadowRemote(append([]string{"--headless", "--json", "-C", r.ws, spec, "--"}, cmd...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	rep := r.report(out)
+	res := byName(rep)
+	if rep.Winner == nil || *rep.Winner != "f2" || rep.Mode != "remote" {
+		t.Fatalf("winner %v mode %s\n%s", rep.Winner, rep.Mode, out)
+	}
+	slow := res["slow"].Node
+	for _, h := range rep.Hypotheses {
+		if h.Node != "n1" && h.Node != "n2" || h.Mode != "overlay" {
+			t.Errorf("%s ran on node %q in mode %q", h.Name, h.Node, h.Mode)
+		}
+		if h.Name != "slow" && h.Node == slow {
+			t.Errorf("%s went to %s, busy with the slow one: not the next free slot", h.Name, slow)
+		}
+	}
+	if res["f2"].Status != "passed" || res["f1"].Status != "failed" || res["slow"].Status != "failed" {
+		t.Errorf("statuses: slow %s f1 %s f2 %s", res["slow"].Status, res["f1"].Status, res["f2"].Status)
+	}
+	if len(rep.Sync) != 2 || rep.Sync[0].Bytes <= 0 || rep.Sync[1].Bytes <= 0 {
+		t.Errorf("sync = %+v", rep.Sync)
+	}
+	if after := tree(t, r.ws); after != before {
+		t.Errorf("local checkout changed:\n%s\n---\n%s", before, after)
+	}
+	for _, n := range []string{"n1", "n2"} {
+		r.waitNodeIdle(n)
+		got, err := r.onNode(n, "cd "+r.ws+" && cat v.txt note.txt extra.txt && git rev-parse --is-inside-work-tree && test ! -e build/local.bin && ls /root/.cache/shadow/bin")
+		if err != nil || !strings.Contains(got, "bad\nuncommitted edit\nuntracked, not ignored\ntrue\n") {
+			t.Errorf("mirror on %s: %v\n%s", n, err, got)
+		}
+	}
+
+	// Second run: what was deleted locally is deleted in the mirror, the
+	// node's own ignored files stay, only changes travel, and --apply
+	// writes the winner here.
+	if _, err := r.onNode("n1", "mkdir -p "+r.ws+"/build && echo warm > "+r.ws+"/build/cache"); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(r.ws, "old.txt"))   // tracked, still in the index
+	os.Remove(filepath.Join(r.ws, "extra.txt")) // untracked: only the manifest knows
+	spec2 := r.spec(map[string]any{"hypotheses": []any{hypWith("fix", "0", "good"), hypWith("nop", "0", "")}})
+	out, stderr, code = r.shadowRemote(append([]string{"--headless", "--json", "--apply", "--remote", "n1", "-C", r.ws, spec2, "--"}, cmd...)...)
+	if code != 0 {
+		t.Fatalf("second run: exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	rep2 := r.report(out)
+	if rep2.Winner == nil || *rep2.Winner != "fix" || len(rep2.Applied) != 2 {
+		t.Fatalf("second run: winner %v applied %v", rep2.Winner, rep2.Applied)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.ws, "v.txt")); string(b) != "good\n" {
+		t.Errorf("--apply did not write the winner locally: v.txt = %q", b)
+	}
+	if len(rep2.Sync) != 1 || rep2.Sync[0].Bytes >= rep.Sync[0].Bytes {
+		t.Errorf("second sync sent %+v, the first %+v: not only the changes", rep2.Sync, rep.Sync)
+	}
+	got, _ := r.onNode("n1", "cd "+r.ws+" && ls -A . build")
+	if strings.Contains(got, "old.txt") || strings.Contains(got, "extra.txt") || !strings.Contains(got, "cache") || !strings.Contains(got, "note.txt") {
+		t.Errorf("mirror after the second sync:\n%s", got)
+	}
+	r.waitNodeIdle("n1")
+}
+
+func TestE2ERemoteTimeoutLeavesNothingOnTheNode(t *testing.T) {
+	r := newRemoteEnv(t, "n1")
+	r.write("v.txt", "bad\n", 0o644)
+	marker := "4321." + strconv.Itoa(os.Getpid())
+	spec := r.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "hang"}}})
+	start := time.Now()
+	out, stderr, code := r.shadowRemote("--headless", "--json", "--remote", "n1", "--timeout", "1s", "-C", r.ws, spec, "--",
+		"sh", "-c", "sleep "+marker+" & sleep "+marker)
+	if code != 1 {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	if h := r.report(out).Hypotheses[0]; h.Status != engine.StatusTimedOut || h.Node != "n1" {
+		t.Fatalf("status %s node %q", h.Status, h.Node)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the timed-out run took %s", d)
+	}
+	// Ended when shadow returned, not later: nothing of the run is left.
+	if left := r.nodeProcs("n1"); len(left) != 0 {
+		t.Errorf("left running on the node: %q", left)
+	}
+	if left := procsWith("sleep " + marker); len(left) != 0 {
+		t.Errorf("the command outlived the run: %v", left)
+	}
+	if mounts, _ := r.onNode("n1", "grep -c overlay /proc/self/mountinfo || true"); strings.TrimSpace(mounts) != "0" {
+		t.Errorf("overlay mounts left on the node: %s", mounts)
+	}
+}
+
+func TestE2ERemoteNodeDiesMidRunItsWorkMoves(t *testing.T) {
+	r := newRemoteEnv(t, "n1", "n2")
+	r.write("v.txt", "bad\n", 0o644)
+	r.write("delay", "0\n", 0o644)
+	marker := "2.05432" + strconv.Itoa(os.Getpid()) // a valid duration for sleep
+	spec := r.spec(map[string]any{
+		"hypotheses": []any{hypWith("a", "0", "good"), hypWith("b", "0", "")},
+		"remote":     []any{map[string]any{"node": "n1", "jobs": 1}, map[string]any{"node": "n2", "jobs": 1}, "down"},
+	})
+	c := r.cmd("--headless", "--json", "-C", r.ws, spec, "--", "sh", "-c", "sleep "+marker+"; "+delayCheck)
+	c.Env = append(c.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Both hypotheses are running, one on each node: n1 dies.
+	for i := 0; len(procsWith("sleep "+marker)) < 2; i++ {
+		if i > 600 {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("the hypotheses never started on both nodes\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r.killNode("n1")
+	err := c.Wait()
+	if err != nil {
+		t.Fatalf("exit %v\nstderr: %s\n%s", err, stderr.String(), stdout.String())
+	}
+	rep := r.report(stdout.String())
+	if rep.Winner == nil || *rep.Winner != "a" {
+		t.Fatalf("winner %v\n%s", rep.Winner, stdout.String())
+	}
+	moved := 0
+	for _, h := range rep.Hypotheses {
+		if h.Node != "n2" {
+			t.Errorf("%s finished on %q, want n2", h.Name, h.Node)
+		}
+		if h.Error != nil && strings.Contains(*h.Error, "after node n1 failed") {
+			moved++
+		}
+	}
+	if moved != 1 {
+		t.Errorf("%d results say they moved from n1, want 1", moved)
+	}
+	if n := strings.Count(stderr.String(), "node n1:"); n != 1 {
+		t.Errorf("node n1's failure reported %d times:\n%s", n, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "node down:"); n != 1 {
+		t.Errorf("the unreachable node reported %d times:\n%s", n, stderr.String())
+	}
+	r.waitNodeIdle("n2")
+}
+
+func TestE2ERemoteNoNodeWorksExits3(t *testing.T) {
+	r := newRemoteEnv(t)
+	r.write("v.txt", "bad\n", 0o644)
+	spec := r.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "a"}}})
+	out, stderr, code := r.shadowRemote("--headless", "--json", "--remote", "down", "-C", r.ws, spec, "--", "true")
+	if code != 3 || !strings.Contains(stderr, "node down") {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	if runs, _ := os.ReadDir(filepath.Join(r.state, "shadow")); len(runs) > 0 {
+		for _, e := range runs {
+			if e.Name() == "workspaces" || strings.HasPrefix(e.Name(), "ws") {
+				t.Logf("state: %s", e.Name())
+			}
+		}
+	}
+}
