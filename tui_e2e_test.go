@@ -218,3 +218,33 @@ func TestTUIExitsOnHangupAfterRun(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGHUP)
 	e.exitCode("run", 10*time.Second)
 }
+
+// The full output of a 3,000-line failure, in a real terminal: it opens
+// at the failure, g goes to the top, and / finds a line far down.
+func TestTUIOutputViewInTmux(t *testing.T) {
+	e := newTmuxEnv(t)
+	long := []string{"sh", "-c", `i=0; while [ $i -lt 3000 ]; do echo "marker line $i"; i=$((i+1)); done; ` +
+		`test "$(cat v.txt)" = good && echo "1 passed, 0 failed" || { echo "error: v.txt says bad"; echo "0 passed, 1 failed"; exit 1; }`}
+	args := append([]string{"tui", "-C", e.ws, "spec.json", "--"}, long...)
+	e.start("run", 100, 30, args...)
+	e.waitScreen("run", 60*time.Second, "★ winner fix", "[results]")
+	e.keys("run", "l") // the results in rank order: fix, then baseline
+	e.waitScreen("run", 5*time.Second, "── baseline · ")
+	e.keys("run", "Enter")
+	e.waitScreen("run", 10*time.Second, "output of baseline", "error: v.txt says bad", "/3002 (100%)")
+	e.keys("run", "g")
+	e.waitScreen("run", 5*time.Second, "marker line 0", "line 1/3002")
+	e.keys("run", "/")
+	e.keys("run", "-l", "marker line 2345")
+	e.keys("run", "Enter")
+	s := e.waitScreen("run", 5*time.Second, "marker line 2345", "/marker line 2345")
+	if strings.Contains(s, "marker line 0\n") {
+		t.Errorf("the search did not move the view:\n%s", s)
+	}
+	e.keys("run", "Escape")
+	e.waitScreen("run", 5*time.Second, "[results]")
+	e.keys("run", "q")
+	if rc := e.exitCode("run", 20*time.Second); rc != "0" {
+		t.Errorf("exit code %s, want 0 (a winner)", rc)
+	}
+}
