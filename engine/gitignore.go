@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -13,9 +14,8 @@ import (
 // git's ignore rules match, so the watch leaves build outputs out without a
 // gitignore matcher of its own (nested .gitignore files, negations,
 // info/exclude and core.excludesFile all apply as git applies them).
-// --no-index: the rules alone; with the index, git 2.39 searches it once per
-// path (~4 ms a path on a 100k-file index). Tracked files the rules match
-// are found by gitTrackedIgnored instead.
+// Asked with --no-index, the rules alone: with the index, git 2.39 searches
+// it once per path (~4 ms a path on a 100k-file index).
 type ignoreChecker struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
@@ -23,15 +23,31 @@ type ignoreChecker struct {
 	bad bool // git failed: every path counts as a source from then on
 }
 
-// isGitCheckout: the workspace lies in a git work tree (git answers for
-// paths relative to it either way).
+// isGitCheckout: the workspace lies in a git work tree: it or a parent
+// holds a .git (a directory, or a worktree's or submodule's file). A stat
+// per level, no process; git answers for paths relative to the workspace
+// either way.
 func isGitCheckout(workspace string) bool {
-	out, err := exec.Command("git", "-C", workspace, "rev-parse", "--is-inside-work-tree").Output()
-	return err == nil && strings.TrimSpace(string(out)) == "true"
+	for d := workspace; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
-func newIgnoreChecker(workspace string) *ignoreChecker {
-	c := exec.Command("git", "-C", workspace, "check-ignore", "--no-index", "-z", "--stdin", "-v", "-n")
+// newIgnoreChecker starts `git check-ignore`; withIndex false adds
+// --no-index (the rules alone, fast), true lets git say a path it tracks,
+// or a directory holding tracked files, is not ignored (slow on a large
+// index: ask it only about what the rules ignore).
+func newIgnoreChecker(workspace string, withIndex bool) *ignoreChecker {
+	args := []string{"-C", workspace, "check-ignore", "-z", "--stdin", "-v", "-n"}
+	if !withIndex {
+		args = append(args, "--no-index")
+	}
+	c := exec.Command("git", args...)
 	// GIT_FLUSH: one answer per path as soon as it is known (the
 	// questions come in batches, each waiting for its answers).
 	c.Env = append(os.Environ(), "GIT_FLUSH=1")
@@ -95,14 +111,60 @@ func (c *ignoreChecker) fail() {
 	c.close()
 }
 
+// close ends git: at end of input it exits by itself; the wait (which
+// reaps it) need not hold the run up.
 func (c *ignoreChecker) close() {
 	if c == nil || c.cmd == nil {
 		return
 	}
 	c.in.Close()
-	c.cmd.Process.Kill()
-	c.cmd.Wait()
+	go c.cmd.Wait()
 	c.cmd = nil
+}
+
+// sourceDirs keeps of dirs those git does not ignore: the rules'
+// answer, and for what the rules ignore, the index's (a directory holding
+// tracked files is not ignored; such directories are rare, so the slow
+// index-aware git runs only when one turns up).
+func (g *gitIgnore) sourceDirs(dirs []string) []string {
+	ign := g.rules.ignored(dirs)
+	var kept, asked []string
+	for _, d := range dirs {
+		if ign[d] {
+			asked = append(asked, d)
+		} else {
+			kept = append(kept, d)
+		}
+	}
+	if len(asked) > 0 {
+		if g.index == nil {
+			g.index = newIgnoreChecker(g.workspace, true)
+		}
+		idx := g.index.ignored(asked)
+		for _, d := range asked {
+			if !idx[d] && !g.index.bad {
+				kept = append(kept, d)
+			}
+		}
+	}
+	return kept
+}
+
+// gitIgnore answers which directories of a git checkout hold sources.
+type gitIgnore struct {
+	workspace    string
+	rules, index *ignoreChecker
+}
+
+func newGitIgnore(workspace string) *gitIgnore {
+	return &gitIgnore{workspace: workspace, rules: newIgnoreChecker(workspace, false)}
+}
+
+func (g *gitIgnore) close() {
+	if g != nil {
+		g.rules.close()
+		g.index.close()
+	}
 }
 
 // gitClassify tells, for paths named by events in a git checkout, which
@@ -110,7 +172,7 @@ func (c *ignoreChecker) close() {
 // it ignores. A source is tracked, or not ignored.
 func gitClassify(workspace string) func([]string) (map[string]string, map[string]bool) {
 	return func(paths []string) (map[string]string, map[string]bool) {
-		c := newIgnoreChecker(workspace)
+		c := newIgnoreChecker(workspace, false)
 		defer c.close()
 		return gitIndexModes(workspace, paths), c.ignored(paths)
 	}
@@ -135,12 +197,4 @@ func gitIndexModes(workspace string, paths []string) map[string]string {
 		}
 	}
 	return modes
-}
-
-// gitTrackedIgnored lists the tracked files that git's ignore rules match
-// (force-added, or tracked before the rule): their directories are
-// watched although ignored.
-func gitTrackedIgnored(workspace string) []string {
-	out, _ := gitZ(workspace, "ls-files", "-z", "--cached", "--ignored", "--exclude-standard")
-	return out
 }

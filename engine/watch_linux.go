@@ -60,20 +60,62 @@ type inotifyWatch struct {
 	dirs    map[int]*watchedDir
 	wds     map[string]int // rel dir -> watch descriptor
 	git     bool
-	ign     *ignoreChecker // which new directories git ignores (nil outside git)
+	ign     *gitIgnore // which directories git ignores (nil outside git)
 	// mu guards dirs, wds and log while a level is watched in parallel;
 	// after the walk only the reader touches them.
 	mu    sync.Mutex
 	log   *changeLog
 	dents []byte
-	done  chan struct{}
+	// gone: leaf directories removed or renamed away before their files
+	// were ever listed; moves: renames within the checkout, old and new
+	// name, whose new place was listed (resolveMoves); movedFrom: the
+	// old name of a directory rename, by the rename's cookie.
+	gone      map[string]bool
+	moves     [][2]string
+	movedFrom map[uint32]string
+	// rootDev: the workspace's device when leaf directories can be told
+	// by their link count (nil: read every directory).
+	rootDev *uint64
+	done    chan struct{}
 }
 
 // watchedDir is one watched directory and the file names it held when its
 // watch was set: what a rename or removal of the directory takes away.
 type watchedDir struct {
-	rel   string
-	dents []byte // its getdents(2) records, parsed only if it goes away
+	rel    string
+	listed bool   // read at its watch (not a leaf skipped unread)
+	dents  []byte // its getdents(2) records, parsed only if it goes away
+}
+
+// leaf: the directory open at dfd has no subdirectory, known from its
+// link count (2: its entry in the parent and its own ".") on a
+// filesystem that counts subdirectories' ".." links (ext2/3/4, xfs,
+// tmpfs; btrfs and most FUSE filesystems do not), as find(1)'s leaf
+// optimisation does. Its files need no listing: the watch (set before
+// this fstat) reports every change to them, and a subdirectory made after
+// the watch is an event too.
+func (w *inotifyWatch) leaf(dfd int) bool {
+	if w.rootDev == nil {
+		return false
+	}
+	var st unix.Stat_t
+	return unix.Fstat(dfd, &st) == nil && st.Nlink == 2 && st.Dev == *w.rootDev
+}
+
+// countsSubdirs is the device of the workspace when its filesystem is
+// one whose directory link counts count subdirectories, else nil.
+func countsSubdirs(workspace string) *uint64 {
+	var fs unix.Statfs_t
+	var st unix.Stat_t
+	if unix.Statfs(workspace, &fs) != nil || unix.Stat(workspace, &st) != nil {
+		return nil
+	}
+	switch fs.Type {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.TMPFS_MAGIC:
+		dev := st.Dev
+		return &dev
+	}
+	return nil
 }
 
 func startInotify(workspace string, exclude []string) (*inotifyWatch, error) {
@@ -90,18 +132,14 @@ func startInotify(workspace string, exclude []string) (*inotifyWatch, error) {
 		ws: workspace, exclude: exclude, fd: fd, stop: efd,
 		dirs: map[int]*watchedDir{}, wds: map[string]int{},
 		log: newChangeLog(), dents: make([]byte, 64<<10), done: make(chan struct{}),
+		rootDev: countsSubdirs(workspace), gone: map[string]bool{}, movedFrom: map[uint32]string{},
 	}
-	var forced chan []string
 	if isGitCheckout(workspace) {
 		w.git = true
-		w.ign = newIgnoreChecker(workspace)
-		forced = make(chan []string, 1)
-		go func() { forced <- gitTrackedIgnored(workspace) }()
+		w.ign = newGitIgnore(workspace)
 	}
 	err = w.watchTrees([]string{""}, false)
-	if err == nil && forced != nil {
-		err = w.watchTrackedIgnored(<-forced)
-	}
+	w.resolveMoves()
 	if err != nil {
 		w.ign.close()
 		unix.Close(fd)
@@ -124,14 +162,7 @@ func (w *inotifyWatch) watchTrees(roots []string, created bool) error {
 			return err
 		}
 		if w.ign != nil && len(subs) > 0 {
-			ign := w.ign.ignored(subs)
-			kept := subs[:0]
-			for _, s := range subs {
-				if !ign[s] {
-					kept = append(kept, s)
-				}
-			}
-			subs = kept
+			subs = w.ign.sourceDirs(subs)
 		}
 		sort.Strings(subs) // the order of getdents(2) is the filesystem's
 		level = subs
@@ -176,23 +207,6 @@ func (w *inotifyWatch) watchLevel(level []string, created bool) ([]string, error
 	return all, nil
 }
 
-// watchTrackedIgnored watches the directories of tracked files that lie
-// in ignored directories, each directory alone (the rest of an ignored
-// directory is not sources).
-func (w *inotifyWatch) watchTrackedIgnored(files []string) error {
-	for _, f := range files {
-		for d := path.Dir(f); d != "."; d = path.Dir(d) {
-			if _, ok := w.wds[d]; ok {
-				break
-			}
-			if _, err := w.watchDir(d, false, w.dents); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // watchDir sets the watch on one directory, then reads it (in that order:
 // an entry made after the read is an event), and returns its
 // subdirectories that may hold sources.
@@ -216,6 +230,7 @@ func (w *inotifyWatch) watchDir(rel string, created bool, dents []byte) ([]strin
 		// place was watched (during the walk, before the reader could
 		// see the rename). Its files left the old place and are new here.
 		w.removeTree(old.rel, wd)
+		w.moves = append(w.moves, [2]string{old.rel, rel})
 		created = true
 	}
 	w.dirs[wd], w.wds[rel] = d, wd
@@ -226,6 +241,10 @@ func (w *inotifyWatch) watchDir(rel string, created bool, dents []byte) ([]strin
 		return nil, nil
 	}
 	defer unix.Close(dfd)
+	if !created && w.leaf(dfd) {
+		return nil, nil
+	}
+	d.listed = true
 	var subs []string
 	nested := false
 	for {
@@ -323,17 +342,46 @@ func (w *inotifyWatch) removeTree(rel string, keep int) {
 		if r != rel && !strings.HasPrefix(r, rel+"/") {
 			continue
 		}
-		eachDirent(w.dirs[wd].dents, func(name []byte, typ byte) {
-			if typ != unix.DT_DIR && (r != "" || string(name) != ".git") {
-				w.log.add(path.Join(r, string(name)), chRemove)
-			}
-		})
+		if d := w.dirs[wd]; d.listed {
+			eachDirent(d.dents, func(name []byte, typ byte) {
+				if typ != unix.DT_DIR && (r != "" || string(name) != ".git") {
+					w.log.add(path.Join(r, string(name)), chRemove)
+				}
+			})
+		} else {
+			w.gone[r] = true // a leaf never read: resolved by resolveMoves, or reported as itself
+		}
 		if wd == keep {
 			delete(w.wds, r)
 			continue
 		}
 		w.unwatch(wd, r)
 	}
+}
+
+// resolveMoves: a directory renamed within the checkout took its files
+// along, and its new place was listed whole (as new), so the files it
+// held at the old place are known even where the old place was a leaf
+// never read.
+func (w *inotifyWatch) resolveMoves() {
+	for _, m := range w.moves {
+		from, to := m[0], m[1]
+		var moved []string
+		for p := range w.log.paths {
+			if strings.HasPrefix(p, to+"/") {
+				moved = append(moved, p)
+			}
+		}
+		for _, p := range moved {
+			w.log.add(from+strings.TrimPrefix(p, to), chRemove)
+		}
+		for g := range w.gone {
+			if g == from || strings.HasPrefix(g, from+"/") {
+				delete(w.gone, g)
+			}
+		}
+	}
+	w.moves = w.moves[:0]
 }
 
 // read handles events until Stop, then drains what is queued: every
@@ -372,17 +420,18 @@ func (w *inotifyWatch) handle(b []byte) {
 	for off := 0; off+unix.SizeofInotifyEvent <= len(b); {
 		wd := int(int32(binary.NativeEndian.Uint32(b[off:])))
 		mask := binary.NativeEndian.Uint32(b[off+4:])
+		cookie := binary.NativeEndian.Uint32(b[off+8:])
 		nl := int(binary.NativeEndian.Uint32(b[off+12:]))
 		name := b[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+nl]
 		if i := indexNUL(name); i >= 0 {
 			name = name[:i]
 		}
 		off += unix.SizeofInotifyEvent + nl
-		w.event(wd, mask, string(name))
+		w.event(wd, mask, cookie, string(name))
 	}
 }
 
-func (w *inotifyWatch) event(wd int, mask uint32, name string) {
+func (w *inotifyWatch) event(wd int, mask, cookie uint32, name string) {
 	if mask&unix.IN_Q_OVERFLOW != 0 {
 		w.log.whole = true // events were lost: nothing can be ruled out
 		return
@@ -416,7 +465,7 @@ func (w *inotifyWatch) event(wd int, mask uint32, name string) {
 			if !w.git && skipDirs[name] {
 				return
 			}
-			if w.ign != nil && w.ign.ignored([]string{rel})[rel] {
+			if w.ign != nil && len(w.ign.sourceDirs([]string{rel})) == 0 {
 				return
 			}
 			if _, ok := w.wds[rel]; ok {
@@ -425,7 +474,15 @@ func (w *inotifyWatch) event(wd int, mask uint32, name string) {
 			if err := w.watchTrees([]string{rel}, true); err != nil {
 				w.log.whole = true
 			}
+			if old, ok := w.movedFrom[cookie]; ok && mask&unix.IN_MOVED_TO != 0 {
+				delete(w.movedFrom, cookie)
+				w.moves = append(w.moves, [2]string{old, rel})
+			}
+			w.resolveMoves()
 		case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+			if mask&unix.IN_MOVED_FROM != 0 {
+				w.movedFrom[cookie] = rel
+			}
 			w.removeTree(rel, -1)
 		}
 		return
@@ -452,6 +509,9 @@ func (w *inotifyWatch) Stop(known map[string]FileState) []string {
 	unix.Close(w.fd)
 	unix.Close(w.stop)
 	w.ign.close()
+	for g := range w.gone {
+		w.log.add(g, chRemove) // moved out of the checkout unread: the directory stands for its files
+	}
 	var classify func([]string) (map[string]string, map[string]bool)
 	if w.git {
 		classify = gitClassify(w.ws)

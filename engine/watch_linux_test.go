@@ -281,3 +281,27 @@ func TestWatchOverflowIsStale(t *testing.T) {
 		t.Errorf("overflow not reported: %q", got)
 	}
 }
+
+// A directory moved out of the checkout takes its files: where they were
+// listed they are named, where it was a leaf never listed (the link count
+// said it had no subdirectory) the directory stands for them.
+func TestWatchDirectoryMovedOut(t *testing.T) {
+	bothModes(t, func(t *testing.T, useGit bool) {
+		w := newStaleWS(t, useGit, map[string]string{"keep": "k\n", "tree/a": "a\n", "tree/leaf/c": "c\n"})
+		out := t.TempDir()
+		sw := StartStaleWatch(w.dir)
+		mustInotify(t, sw)
+		if err := os.Rename(w.abs("tree"), filepath.Join(out, "tree")); err != nil {
+			t.Fatal(err)
+		}
+		got := sw.Stop(nil)
+		leaf := sw.(*inotifyWatch).rootDev != nil
+		want := []string{"tree/a", "tree/leaf/c"}
+		if leaf {
+			want = []string{"tree/a", "tree/leaf"}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("stale %q, want %q", got, want)
+		}
+	})
+}
