@@ -353,6 +353,40 @@ func TestE2ERemoteTimeoutLeavesNothingOnTheNode(t *testing.T) {
 	if mounts, _ := r.onNode("n1", "grep -c overlay /proc/self/mountinfo || true"); strings.TrimSpace(mounts) != "0" {
 		t.Errorf("overlay mounts left on the node: %s", mounts)
 	}
+
+	// Ctrl-C, then kill -9 of shadow itself (its sessions' stdin ends, and
+	// its master dies with it): the node ends the command either way.
+	for i, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		m := marker + strconv.Itoa(i+1)
+		c := r.cmd("--headless", "--json", "--remote", "n1", "-C", r.ws, spec, "--", "sh", "-c", "sleep "+m)
+		c.Env = append(c.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
+		var stdout bytes.Buffer
+		c.Stdout = &stdout
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; len(procsWith("sleep "+m)) == 0; j++ {
+			if j > 600 {
+				c.Process.Kill()
+				t.Fatalf("%s: the command never started on the node", sig)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.Process.Signal(sig)
+		c.Wait()
+		if sig == syscall.SIGINT {
+			if rep := r.report(stdout.String()); !rep.Cancelled || rep.Hypotheses[0].Status != engine.StatusCancelled {
+				t.Errorf("after SIGINT: cancelled=%v status=%s", rep.Cancelled, rep.Hypotheses[0].Status)
+			}
+			if left := r.nodeProcs("n1"); len(left) != 0 {
+				t.Errorf("left running on the node after SIGINT: %q", left)
+			}
+		}
+		r.waitNodeIdle("n1")
+		if left := procsWith("sleep " + m); len(left) != 0 {
+			t.Errorf("%s: the command outlived the run: %v", sig, left)
+		}
+	}
 }
 
 func TestE2ERemoteNodeDiesMidRunItsWorkMoves(t *testing.T) {

@@ -399,8 +399,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		var o engine.Outcome
 		var err error
 		if n.local != nil {
-			o, err = n.local.Run(ctx, job)
-			o.Node = ""
+			o, err = n.local.Run(ctx, job) // this machine: Node stays ""
 			if o.Mode == "" {
 				o.Mode = n.mode
 			}
