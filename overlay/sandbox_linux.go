@@ -339,18 +339,79 @@ func sysProcAttr(isolatedNet bool) *syscall.SysProcAttr {
 }
 
 // collect reads the named files from the upper dir: only what the command
-// wrote counts, never a stale copy in the workspace.
+// wrote counts, never a stale copy in the workspace. The command made
+// these entries, and shadow reads them outside the namespace: each is
+// opened beneath upper without following any symlink (a report.xml linking
+// to ~/.ssh/id_rsa is not read), without blocking (a FIFO is not waited
+// on), and only if it is a regular file of at most maxCollect bytes.
 func collect(upper string, paths []string) map[string][]byte {
 	if len(paths) == 0 {
 		return nil
 	}
 	got := map[string][]byte{}
 	for _, p := range paths {
-		if b, err := os.ReadFile(filepath.Join(upper, filepath.FromSlash(p))); err == nil {
+		if b, err := readBeneath(upper, p); err == nil {
 			got[p] = b
 		}
 	}
 	return got
+}
+
+// maxCollect bounds a collected file (a JUnit report).
+const maxCollect = 64 << 20
+
+func readBeneath(root, rel string) ([]byte, error) {
+	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
+	dir, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat2(dir, filepath.FromSlash(rel), &how)
+	unix.Close(dir)
+	if errors.Is(err, unix.ENOSYS) {
+		// openat2(2) is Linux 5.6: check each component by hand.
+		fd, err = openNoSymlinks(root, rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxCollect {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", rel, maxCollect)
+	}
+	return io.ReadAll(io.LimitReader(f, maxCollect))
+}
+
+// openNoSymlinks opens root/rel refusing a symlink at every component.
+func openNoSymlinks(root, rel string) (int, error) {
+	dir, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/")
+	for i, part := range parts {
+		if part == ".." || part == "." || part == "" {
+			unix.Close(dir)
+			return -1, fmt.Errorf("%s: not a plain relative path", rel)
+		}
+		flags := unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+		if i == len(parts)-1 {
+			flags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+		}
+		next, err := unix.Openat(dir, part, flags, 0)
+		unix.Close(dir)
+		if err != nil {
+			return -1, err
+		}
+		dir = next
+	}
+	return dir, nil
 }
 
 // checkOutside refuses a sandbox dir inside the workspace: overlayfs

@@ -174,3 +174,35 @@ func TestOverlaySccacheGetsAPrivateServer(t *testing.T) {
 		t.Errorf("compiled something other than the hypothesis's main.c:\n%s", got)
 	}
 }
+
+// A collected file (a JUnit report) is made by the command and read by
+// shadow outside the namespace: a symlink to a secret, a symlinked
+// directory and a FIFO must give nothing, and never hang.
+func TestOverlayCollectRefusesSymlinksAndFifos(t *testing.T) {
+	sb := needOverlay(t)
+	ws := workspace(t)
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	os.WriteFile(secret, []byte("PRIVATE-KEY"), 0o600)
+	var out bytes.Buffer
+	o, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: engine.Hypothesis{Name: "j"}, Output: &out, Env: os.Environ(),
+		Command: []string{"sh", "-c", "ln -s " + secret + " report.xml; ln -s " + filepath.Dir(secret) + " reports; mkfifo fifo.xml; echo ok > good.xml"},
+		Collect: []string{"report.xml", "reports/id_rsa", "fifo.xml", "good.xml"}})
+	if err != nil || o.ExitCode != 0 {
+		t.Fatal(err, o, out.String())
+	}
+	for _, p := range []string{"report.xml", "reports/id_rsa", "fifo.xml"} {
+		if b, ok := o.Collected[p]; ok {
+			t.Errorf("collected %s: %q", p, b)
+		}
+	}
+	if string(o.Collected["good.xml"]) != "ok\n" {
+		t.Errorf("a regular report was not collected: %q", o.Collected["good.xml"])
+	}
+	if _, err := openNoSymlinks(ws, "pkg/old.txt"); err != nil {
+		t.Errorf("fallback open of a plain path: %v", err)
+	}
+	if fd, err := openNoSymlinks(filepath.Dir(secret), "../"+filepath.Base(filepath.Dir(secret))+"/id_rsa"); err == nil {
+		unix.Close(fd)
+		t.Errorf("fallback open followed ..")
+	}
+}
