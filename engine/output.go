@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -26,7 +27,8 @@ const coalesce = 100 * time.Millisecond
 type hypOutput struct {
 	mu      sync.Mutex
 	hyp     string
-	log     *os.File
+	log     *cappedLog
+	logErr  error // the log's first write error: the stored output is incomplete
 	tail    tail
 	parser  TestParser
 	pending []byte
@@ -38,8 +40,11 @@ type hypOutput struct {
 	stopped chan struct{}
 }
 
-func newHypOutput(hyp string, log *os.File, parser TestParser, em *emitter) *hypOutput {
-	o := &hypOutput{hyp: hyp, log: log, parser: parser, em: em, stop: make(chan struct{}), stopped: make(chan struct{})}
+func newHypOutput(hyp string, log *os.File, maxOutput int64, parser TestParser, em *emitter) *hypOutput {
+	o := &hypOutput{hyp: hyp, parser: parser, em: em, stop: make(chan struct{}), stopped: make(chan struct{})}
+	if log != nil {
+		o.log = newCappedLog(log, maxOutput)
+	}
 	go o.ticker()
 	return o
 }
@@ -49,7 +54,7 @@ func (o *hypOutput) Write(p []byte) (int, error) {
 	defer o.mu.Unlock()
 	o.bytes += int64(len(p))
 	if o.log != nil {
-		_, _ = o.log.Write(p)
+		o.log.Write(p)
 	}
 	if o.parser != nil {
 		_, _ = o.parser.Write(p)
@@ -109,12 +114,25 @@ func (o *hypOutput) close() *parse.Summary {
 	}
 	o.flushLocked()
 	if o.log != nil {
-		_ = o.log.Close()
+		o.logErr = o.log.close()
 	}
 	if o.parser == nil {
 		return nil
 	}
 	return o.parser.Final()
+}
+
+// logWarning is what the result must say about the stored log, or "": a
+// log that could not be created or written (a full state filesystem)
+// holds less than the command printed.
+func (o *hypOutput) logWarning(path string, createErr error) string {
+	switch {
+	case createErr != nil:
+		return fmt.Sprintf("the output log could not be created (%v): the output is not stored, only its tail in this report", createErr)
+	case o.logErr != nil:
+		return fmt.Sprintf("the output log %s could not be written whole (%v): it holds less than the %d bytes the command printed", path, o.logErr, o.bytes)
+	}
+	return ""
 }
 
 func toTests(s *parse.Summary) *Tests {

@@ -27,6 +27,7 @@ type Config struct {
 	Net, Tmp  string
 	JUnit     string // relative to the command's directory
 	LogDir    string // each hypothesis's output goes to LogDir/NAME/output.log
+	MaxOutput int64  // cap of each output.log (--max-output); 0 = DefaultMaxOutput
 	Keep      bool   // keep what each command wrote in LogDir/NAME/upper
 	// ScanExclude are absolute directories the staleness scan leaves out:
 	// shadow's own state when it lies inside the checkout.
@@ -180,9 +181,10 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	em.emit(Event{Kind: KindHypStarted, Hyp: h.Name})
 
 	var logf *os.File
+	var logErr error
 	if cfg.LogDir != "" {
-		if err := os.MkdirAll(filepath.Dir(r.Log), 0o700); err == nil {
-			logf, _ = os.Create(r.Log)
+		if logErr = os.MkdirAll(filepath.Dir(r.Log), 0o700); logErr == nil {
+			logf, logErr = os.Create(r.Log)
 		}
 	}
 	if logf == nil {
@@ -192,7 +194,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	if cfg.NewParser != nil {
 		parser = cfg.NewParser(cfg.Command)
 	}
-	out := newHypOutput(h.Name, logf, parser, em)
+	out := newHypOutput(h.Name, logf, cfg.MaxOutput, parser, em)
 
 	hctx, cancel := ctx, context.CancelFunc(func() {})
 	if cfg.Timeout > 0 {
@@ -215,6 +217,9 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	r.DurationMS = now().Sub(start).Milliseconds()
 	r.OutputBytes = out.bytes
 	r.OutputTail = out.tail.String()
+	if w := out.logWarning(r.Log, logErr); w != "" {
+		o.Warnings = append(o.Warnings, w)
+	}
 	switch {
 	case errors.Is(hctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		r.Status = StatusTimedOut

@@ -22,6 +22,35 @@ const (
 // cannot push them out of the report.
 var errorStart = regexp.MustCompile(`^(--- FAIL:|panic:|fatal error:|error(\[E\d+\])?:|thread '.*' panicked|Traceback \(most recent call last\)|=+ (FAILURES|ERRORS) =+|FAILED |E   |AssertionError|FAIL |\s*● |not ok |\S+\.\w+:\d+(:\d+)?: (error|undefined|cannot|syntax error|expected))`)
 
+// mayOpenSection is a cheap test that rules out most lines before
+// errorStart runs (a regexp per line is most of the cost of a flood of
+// output): every alternative of errorStart starts with one of these
+// bytes, holds a "●", or is a "file.go:12: error"-style line.
+func mayOpenSection(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[0] {
+	case '-', 'p', 'f', 'e', 't', 'T', '=', 'F', 'E', 'A', 'n':
+		return true
+	}
+	if strings.Contains(s, "●") {
+		return true
+	}
+	if !strings.Contains(s, ": ") {
+		return false
+	}
+	for _, w := range []string{": error", ": undefined", ": cannot", ": syntax error", ": expected"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// opensSection reports whether the line s opens an error section.
+func opensSection(s string) bool { return mayOpenSection(s) && errorStart.MatchString(s) }
+
 // noise lines are dropped from reports: cargo prints them while parallel
 // hypotheses queue on ~/.cargo's package-cache lock, which lives outside
 // the namespace.
@@ -128,7 +157,7 @@ func (t *tail) line(raw string) (string, bool) {
 		return "", false
 	}
 	s := strings.TrimRight(stripANSI(raw), "\r")
-	if noise.MatchString(s) {
+	if strings.Contains(s, "Blocking waiting") && noise.MatchString(s) {
 		return "", false
 	}
 	if len(s) > lineCap {
@@ -137,7 +166,7 @@ func (t *tail) line(raw string) (string, bool) {
 	t.n++
 	l := tailLine{t.n, s}
 	switch {
-	case errorStart.MatchString(s):
+	case opensSection(s):
 		sec := append(append([]tailLine{}, t.prev...), l)
 		if len(t.sections) < sectionMax {
 			t.sections = append(t.sections, sec)
