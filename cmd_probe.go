@@ -38,6 +38,7 @@ func cmdProbe(args []string) int {
 	}
 	fmt.Printf("mode: %s\n", v.Mode)
 	fmt.Printf("why:  %s\n", v.Reason)
+	fmt.Printf("protects against: %s\n", v.Protection)
 	if v.Mode == "overlay" {
 		fmt.Printf("upper dirs: %s\n", v.Upper)
 		if !v.Proc {

@@ -44,10 +44,13 @@ type Verdict struct {
 	BootID  string   `json:"boot_id,omitempty"`
 	Version string   `json:"version,omitempty"`
 	Cached  bool     `json:"cached"`
+	// Protection says plainly what the mode guards against.
+	Protection string `json:"protection"`
 }
 
 func Probe(base string) Verdict {
-	return Verdict{Mode: "inplace", Stage: "create namespaces", Reason: "overlayfs and user namespaces need Linux", Fix: "shadow runs hypotheses one at a time in place here", Upper: base, Base: base}
+	return Verdict{Mode: "inplace", Stage: "create namespaces", Reason: "overlayfs and user namespaces need Linux", Fix: "shadow runs hypotheses one at a time in place here", Upper: base, Base: base,
+		Protection: "accidents only: the command runs as you in the checkout itself, with no namespace, and can write whatever you can"}
 }
 
 func CachedProbe(base, cacheFile, version string) Verdict { return Probe(base) }

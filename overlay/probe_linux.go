@@ -29,6 +29,8 @@ type Verdict struct {
 	BootID  string   `json:"boot_id,omitempty"`
 	Version string   `json:"version,omitempty"`
 	Cached  bool     `json:"cached"`
+	// Protection says plainly what the mode guards against.
+	Protection string `json:"protection"`
 }
 
 // forceFailEnv makes the probe report user namespaces as blocked, so the
@@ -45,6 +47,7 @@ func Probe(base string) Verdict {
 	v := Verdict{UserNS: os.Geteuid() != 0, Upper: base, Base: base}
 	if os.Getenv(forceFailEnv) == "1" {
 		v.Mode, v.Stage, v.Errno = "inplace", "create namespaces", "EPERM"
+		v.Protection = protectionInplace
 		v.Reason = "create namespaces failed: EPERM (simulated: " + forceFailEnv + "=1 is set)"
 		v.Fix = "unset " + forceFailEnv + " to use overlay shadows"
 		return v
@@ -74,8 +77,15 @@ func Probe(base string) Verdict {
 // hold them: $TMPDIR/shadow-UID/sandboxes.
 func TmpSandboxes() string { return filepath.Join(TmpRoot(), "sandboxes") }
 
+// What each mode guards against, for the verdict and `shadow probe`.
+const (
+	protectionOverlay = "a hostile command: each hypothesis in its own namespaces, shadow's directories and servers' sockets masked, no capabilities, no inherited descriptors, no controlling terminal; it can still write what you can outside the workspace (README: Limits)"
+	protectionInplace = "accidents only: the command runs as you in the checkout itself, with no namespace, and can write whatever you can"
+)
+
 func (v Verdict) overlay(st *initStatus, upper string) Verdict {
 	v.Mode, v.Options, v.Proc, v.Upper = "overlay", []string{st.Options}, st.Proc, upper
+	v.Protection = protectionOverlay
 	v.Reason = "overlayfs mounts in a new mount namespace"
 	if v.UserNS {
 		v.Reason += " inside an unprivileged user namespace"
@@ -95,7 +105,7 @@ type probeError struct {
 func (e *probeError) Error() string { return e.err.Error() }
 
 func failure(v Verdict, err error, base string) Verdict {
-	v.Mode = "inplace"
+	v.Mode, v.Protection = "inplace", protectionInplace
 	pe := &probeError{stage: "sandbox", err: err}
 	errors.As(err, &pe)
 	v.Stage, v.Errno = pe.stage, errnoName(pe.err)
@@ -167,6 +177,12 @@ func CachedProbe(base, cacheFile, version string) Verdict {
 			var v Verdict
 			if json.Unmarshal(b, &v) == nil && v.BootID == boot && boot != "" && v.Version == version && v.Base == base {
 				v.Cached = true
+				if v.Protection == "" { // cached by a build without it
+					v.Protection = protectionInplace
+					if v.Mode == "overlay" {
+						v.Protection = protectionOverlay
+					}
+				}
 				return v
 			}
 		}
