@@ -114,7 +114,7 @@ func nodeSandbox(store snap.Store, ws string) (engine.Sandbox, overlay.Verdict) 
 	exe, _ := os.Executable()
 	v := overlay.CachedProbe(base, store.ProbeCache(), "node:"+exe)
 	if v.Mode == "overlay" {
-		return overlay.New(v.Upper, v.Options), v
+		return overlay.New(v.Upper, v.Options).Mask(store.Root, overlay.TmpRoot()), v
 	}
 	return inplace.New(store.WorkspaceDir(ws), io.Discard), v
 }

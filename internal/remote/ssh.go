@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shadow-dev/shadow/overlay"
 )
 
 // Client runs commands on nodes with the user's ssh ($SHADOW_SSH_COMMAND,
@@ -54,13 +56,15 @@ func NewClient(ctlBase string, notices io.Writer) (*Client, error) {
 		fmt.Fprintf(notices, "shadow: %s is not OpenSSH: connection multiplexing (ControlMaster) and keep-alives (ServerAliveInterval) are skipped, so every hypothesis pays its own handshake and a dropped connection is noticed only by the node's heartbeat\n", argv[0])
 		return c, nil
 	}
+	// A unix socket path is at most 107 bytes (unix(7)), and ssh adds a
+	// random suffix while it binds: keep ours short. The fallback is
+	// $TMPDIR/shadow-UID, which overlay sandboxes mask too (not $TMPDIR
+	// itself, which every local hypothesis sees).
+	if len(ctlBase) > 60 {
+		ctlBase = overlay.TmpRoot()
+	}
 	if err := os.MkdirAll(ctlBase, 0o700); err != nil {
 		return nil, fmt.Errorf("create the ssh control directory %s: %w", ctlBase, err)
-	}
-	// A unix socket path is at most 107 bytes (unix(7)), and ssh adds a
-	// random suffix while it binds: keep ours short.
-	if len(ctlBase) > 60 {
-		ctlBase = os.TempDir()
 	}
 	if c.ctlDir, err = os.MkdirTemp(ctlBase, "ssh-"); err != nil {
 		return nil, fmt.Errorf("create the ssh control directory in %s: %w", ctlBase, err)
