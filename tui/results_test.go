@@ -343,3 +343,70 @@ func TestKeyLines(t *testing.T) {
 }
 
 var _ = engine.StatusPassed
+
+// TestRemainingKeys: shift+tab, o, m and ? do what the help says.
+func TestRemainingKeys(t *testing.T) {
+	m := sixDone(t, termenv.Ascii, 100, 30)
+	m.Update(press("tab"))
+	m.Update(tea.KeyMsg{Type: tea.KeyShiftTab})
+	if m.focus != paneColumns {
+		t.Errorf("shift+tab goes back a pane: %d", m.focus)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyShiftTab})
+	if m.focus != paneTimeline {
+		t.Errorf("shift+tab wraps to the timeline: %d", m.focus)
+	}
+	m.Update(press("tab"))
+	_, cmd := m.Update(press("o"))
+	if !m.out.open || cmd == nil {
+		t.Errorf("o opens the output (reading the log in a command)")
+	}
+	m.Update(press("q"))
+	if m.out.open {
+		t.Errorf("q closes the output first")
+	}
+	_, cmd = m.Update(press("m"))
+	if !m.mouse || cmd == nil || fmt.Sprintf("%T", cmd()) != "tea.enableMouseCellMotionMsg" {
+		t.Errorf("m captures the mouse")
+	}
+	_, cmd = m.Update(press("m"))
+	if m.mouse || cmd == nil || fmt.Sprintf("%T", cmd()) != "tea.disableMouseMsg" {
+		t.Errorf("m again gives it back")
+	}
+	m.Update(press("?"))
+	if v := m.View(); !m.help.ShowAll || !strings.Contains(v, "next match") {
+		t.Errorf("? shows every key:\n%s", v)
+	}
+	checkFits(t, m.View(), 100, 30)
+}
+
+// TestWatchSaysAnotherRunIsGoing: watch switched to a newer run while
+// an older one still goes: the header says so.
+func TestWatchSaysAnotherRunIsGoing(t *testing.T) {
+	m := New(Options{Renderer: renderer(termenv.Ascii), Watch: true, Workspace: "/work/demo", Now: func() time.Time { return t0 }})
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 30})
+	old, cur := newRunView("20260314-150000-old000"), newRunView("20260314-150926-abc123")
+	for _, ev := range liveEvents() {
+		e := ev
+		e.Run = old.id
+		old.apply(e)
+		cur.apply(ev)
+	}
+	m.followed[old.id], m.followed[cur.id] = old, cur
+	m.live = cur
+	m.show(cur)
+	m.Update(tickMsg(t0))
+	if v := m.View(); !strings.Contains(strings.SplitN(v, "\n", 2)[0], "run 20260314-150000-old000 still going") {
+		t.Errorf("the header does not say the older run still goes:\n%s", v)
+	}
+	for _, ev := range finishEvents() {
+		e := ev
+		e.Run = old.id
+		old.apply(e)
+	}
+	m.pending = true // as when a followed event arrives
+	m.Update(tickMsg(t0))
+	if v := m.View(); strings.Contains(v, "still going") {
+		t.Errorf("the older run has ended:\n%s", v)
+	}
+}
