@@ -39,6 +39,14 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 	// reached through descriptors opened before the tmpfs covers them
 	// (overlayfs resolves /proc/self/fd/N like any path at mount time), and
 	// the mount points are made again inside the fresh tmpfs.
+	var opened []int // O_PATH descriptors of the layers, until the overlays hold them
+	closeOpened := func() {
+		for _, fd := range opened {
+			unix.Close(fd)
+		}
+		opened = nil
+	}
+	defer closeOpened()
 	if cfg.Tmp == "private" {
 		viaFD := func(dir string) (string, error) {
 			fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -49,7 +57,6 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 			opened = append(opened, fd)
 			return fmt.Sprintf("/proc/self/fd/%d", fd), nil
 		}
-		defer closeOpened()
 		for i := range layers {
 			l := &layers[i]
 			for j, d := range l.lowers {
@@ -147,17 +154,6 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 		return fail(stage, err)
 	}
 	return st, nil
-}
-
-// opened holds the O_PATH descriptors of the layers under a private /tmp
-// until the overlays are mounted.
-var opened []int
-
-func closeOpened() {
-	for _, fd := range opened {
-		unix.Close(fd)
-	}
-	opened = nil
 }
 
 // mask covers each path that exists in the view: a directory with an empty
