@@ -67,6 +67,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		StalePaths: []string{}, Applied: []string{},
 		CPUs: cpus(), Load: loadAvg(),
 	}
+	copyCost := startCopyCost(cfg.Sandbox)
 	names := make([]string, len(cfg.Hyps))
 	for i, h := range cfg.Hyps {
 		names[i] = h.Name
@@ -145,6 +146,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 			}
 		}
 	}
+	copyCost(rep)
 	rep.DurationMS = now().Sub(started).Milliseconds()
 	em.emit(Event{Kind: KindRunFinished, Report: rep})
 	return rep
