@@ -81,6 +81,11 @@ func cmdGC(args []string) int {
 		}
 	}
 
+	// 2b. Copy-mode copies of crashed runs.
+	if !gcCopies(store, wsDirs) {
+		failed = true
+	}
+
 	// 3. Old run records.
 	// 3. Old run records (snap.DefaultPolicy), unused recorded files, and
 	// --freeze copies of ended runs.

@@ -18,6 +18,7 @@ import (
 	"github.com/shadow-dev/shadow/internal/fsutil"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/clone"
 	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/overlay"
 )
@@ -26,6 +27,7 @@ import (
 // runs main's dispatch, and as argv[0] shadow-sandbox-init it is the init.
 func TestMain(m *testing.M) {
 	overlay.MaybeInit()
+	clone.MaybeHelper()
 	remote.MaybeNode()
 	if os.Getenv("SHADOW_E2E_MAIN") == "1" {
 		os.Exit(dispatch(os.Args[1:]))

@@ -2,6 +2,9 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"path"
+	"strings"
 
 	"github.com/shadow-dev/shadow/internal/run"
 )
@@ -20,7 +23,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.Dir, "C", "", "workspace root")
 	fs.IntVar(&o.Jobs, "j", 0, "hypotheses at once")
 	fs.Var(run.TimeoutValue{D: &o.Timeout}, "timeout", "per-hypothesis timeout")
-	fs.Var(&o.Mode, "mode", "auto|overlay|inplace")
+	fs.Var(&o.Mode, "mode", "auto|overlay|copy|inplace")
+	fs.Var((*globList)(&o.CopySkip), "copy-skip", "copy mode: leave out of each copy (repeatable)")
 	fs.BoolVar(&o.Apply, "apply", false, "write the winner into the checkout")
 	fs.BoolVar(&o.Baseline, "baseline", false, "add a baseline hypothesis")
 	fs.Var(&o.Net, "net", "host|isolated")
@@ -38,4 +42,19 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.headless, "headless", false, "never the TUI")
 	fs.BoolVar(&f.json, "json", false, "JSON report on stdout")
 	fs.BoolVar(&f.events, "events", false, "NDJSON events on stdout")
+}
+
+// globList is a repeatable flag (--copy-skip GLOB ...).
+type globList []string
+
+func (g *globList) String() string { return strings.Join(*g, ",") }
+func (g *globList) Set(s string) error {
+	if s == "" || strings.HasPrefix(s, "/") || strings.Contains(s, "..") {
+		return fmt.Errorf("want a workspace-relative glob such as node_modules or build/cache, not %q", s)
+	}
+	if _, err := path.Match(s, ""); err != nil {
+		return fmt.Errorf("%q: %v", s, err)
+	}
+	*g = append(*g, s)
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/shadow-dev/shadow/internal/clone"
 	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/overlay"
 )
@@ -26,6 +27,8 @@ func main() {
 	// The sandbox init is this binary re-executed inside the namespaces: it
 	// must be dispatched before any flag parsing or output.
 	overlay.MaybeInit()
+	// So is copy mode's helper, which runs each command in its copy.
+	clone.MaybeHelper()
 	// Descriptors inherited from the caller must reach no command (issue 10).
 	overlay.CloseInheritedFDs()
 	// The node side of --remote, started over ssh by another shadow.
@@ -89,7 +92,8 @@ flags:
   -C DIR            workspace root (default: git top-level of the current dir, else it)
   -j N              hypotheses at once (default: number of CPUs)
   --timeout DUR     per hypothesis (default 10m)
-  --mode MODE       auto|overlay|inplace (default auto)
+  --mode MODE       auto|overlay|copy|inplace (default auto)
+  --copy-skip GLOB  copy mode: leave a heavy directory out of each copy (repeatable)
   --apply           write the winner into the checkout
   --baseline        add a hypothesis "baseline" with no edits unless the spec has one
   --net host|isolated, --tmp shared|private

@@ -16,11 +16,12 @@ const SiblingDir = ".shadow-copies"
 // state dir's sandboxes dir, $TMPDIR/shadow-UID/copies, and a
 // .shadow-copies directory beside the workspace. gc looks in all of them.
 func Bases(stateSandboxes, workspace string) []string {
-	return []string{
-		stateSandboxes,
-		filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "copies"),
-		filepath.Join(filepath.Dir(workspace), SiblingDir),
-	}
+	return []string{stateSandboxes, TmpCopies(), filepath.Join(filepath.Dir(workspace), SiblingDir)}
+}
+
+// TmpCopies is $TMPDIR/shadow-UID/copies.
+func TmpCopies() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("shadow-%d", os.Getuid()), "copies")
 }
 
 // Base picks where the copies of workspace go: the first of Bases that
@@ -65,4 +66,20 @@ func nearestDev(p string) (uint64, bool) {
 		}
 		p = parent
 	}
+}
+
+// Usable says why no copy can be made under base for workspace, or nil:
+// base must lie outside the workspace and take a new directory.
+func Usable(base, workspace string) error {
+	if err := checkOutside(base, workspace); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return fmt.Errorf("create the copies directory: %w", err)
+	}
+	d, err := os.MkdirTemp(base, "probe-copy-")
+	if err != nil {
+		return fmt.Errorf("create a copy in %s: %w", base, err)
+	}
+	return os.Remove(d)
 }

@@ -30,9 +30,11 @@ func (s *Sandbox) Mode() string                    { return "copy" }
 func (s *Sandbox) Parallel() bool                  { return true }
 func (s *Sandbox) CopyCost() (ms, bytes int64)     { return 0, 0 }
 func Base(stateSandboxes, workspace string) string { return stateSandboxes }
+func TmpCopies() string                            { return "" }
 func Bases(stateSandboxes, workspace string) []string {
 	return []string{stateSandboxes}
 }
+func Usable(base, workspace string) error { return errors.New("copy mode needs Linux or macOS") }
 func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	return engine.Outcome{ExitCode: -1}, errors.New("copy mode needs Linux or macOS")
 }

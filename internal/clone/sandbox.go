@@ -70,16 +70,13 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	if err := checkOutside(s.base, job.Workspace); err != nil {
 		return out, err
 	}
-	if err := os.MkdirAll(s.base, 0o700); err != nil {
-		return out, fmt.Errorf("create the copies directory %s: %w", s.base, err)
-	}
-	dir, err := os.MkdirTemp(s.base, copyPrefix)
+	dir, err := s.newDir()
 	if err != nil {
-		return out, fmt.Errorf("create a copy directory in %s: %w", s.base, err)
+		return out, err
 	}
 	// Registered before anything can fail half-way; it runs after the
 	// helper has ended every process that could still write there.
-	defer fsutil.RemoveTree(dir)
+	defer s.removeDir(dir)
 	own := owner{Boot: bootID(), Workspace: job.Workspace, Shadow: self()}
 	if err := own.write(dir); err != nil {
 		return out, fmt.Errorf("write the owner file of %s: %w", dir, err)
@@ -145,6 +142,32 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		keep(c, job.KeepDir, out.Changed)
 	}
 	return out, nil
+}
+
+// newDir makes one copy's directory. A sibling copies directory is
+// removed when its last copy is, so another job's removal may race the
+// creation: that is retried.
+func (s *Sandbox) newDir() (string, error) {
+	var err error
+	for i := 0; i < 3; i++ {
+		if err = os.MkdirAll(s.base, 0o700); err != nil {
+			return "", fmt.Errorf("create the copies directory %s: %w", s.base, err)
+		}
+		var dir string
+		if dir, err = os.MkdirTemp(s.base, copyPrefix); err == nil {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("create a copy directory in %s: %w", s.base, err)
+}
+
+// removeDir removes a copy, and the copies directory beside the
+// checkout once it is empty: nothing of shadow's stays next to it.
+func (s *Sandbox) removeDir(dir string) {
+	_ = fsutil.RemoveTree(dir)
+	if filepath.Base(s.base) == SiblingDir {
+		_ = os.Remove(s.base)
+	}
 }
 
 // writeHyp writes the hypothesis's files into the copy and makes its

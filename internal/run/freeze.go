@@ -26,8 +26,8 @@ func (s frozenSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome,
 // paths created since, the only changes that can reach a frozen run) and
 // the clean-up.
 func (p *Plan) startFreeze(cfg *engine.Config) (func(engine.Event), func(), error) {
-	if cfg.Sandbox.Mode() != "overlay" {
-		return nil, nil, fmt.Errorf("--freeze needs overlay mode (this run is %s)", cfg.Sandbox.Mode())
+	if m := cfg.Sandbox.Mode(); m != "overlay" && m != "copy" {
+		return nil, nil, fmt.Errorf("--freeze needs overlay or copy mode (this run is %s)", cfg.Sandbox.Mode())
 	}
 	base := SandboxBase(p.store, cfg.Workspace)
 	snap.CleanFrozen(base)

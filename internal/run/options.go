@@ -23,8 +23,11 @@ type Options struct {
 	Jobs    int           // hypotheses at once; 0 = the spec's, else the number of CPUs
 	Timeout time.Duration // per hypothesis; 0 = the spec's, else 10m
 	Mode    Mode          // "" = auto
-	Net     Net           // "" = the spec's, else host
-	Tmp     Tmp           // "" = the spec's, else shared
+	// CopySkip are --copy-skip globs: what copy mode leaves out of each
+	// hypothesis's copy of the workspace.
+	CopySkip []string
+	Net      Net // "" = the spec's, else host
+	Tmp      Tmp // "" = the spec's, else shared
 
 	Apply    bool // write the winner into the checkout
 	Baseline bool // add a hypothesis "baseline" with no edits unless the spec has one
@@ -66,6 +69,7 @@ type Mode string
 const (
 	ModeAuto    Mode = "auto"
 	ModeOverlay Mode = "overlay"
+	ModeCopy    Mode = "copy"
 	ModeInplace Mode = "inplace"
 )
 
@@ -74,10 +78,10 @@ func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
 	case "":
 		return ModeAuto, nil
-	case ModeAuto, ModeOverlay, ModeInplace:
+	case ModeAuto, ModeOverlay, ModeCopy, ModeInplace:
 		return m, nil
 	}
-	return "", errors.New("want auto, overlay or inplace")
+	return "", errors.New("want auto, overlay, copy or inplace")
 }
 
 // Net is the command's network (--net).

@@ -19,8 +19,9 @@ import (
 //   - inplace: the journaled in-place sandbox, no probe needed;
 //   - overlay: overlay shadows, or an ExitEnv refusal with the probe's
 //     reason and fix;
-//   - auto: overlay shadows when the probe says they work, else in place,
-//     with a one-line notice.
+//   - copy: a copy of the workspace per hypothesis (internal/clone);
+//   - auto: overlay shadows when the probe says they work, else copy mode,
+//     else (no copy can be made) in place, with a one-line notice.
 //
 // Then it refuses what the chosen sandbox cannot honour: isolation asked
 // for and not available is refused, never silently dropped (in-place runs
@@ -31,6 +32,12 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 	switch o.Mode {
 	case ModeInplace:
 		sb = inplace.New(stateDir, o.notices())
+	case ModeCopy:
+		c, err := newCopy(o, store, ws)
+		if err != nil {
+			return nil, &Error{Code: ExitEnv, Msg: "copy mode is unavailable", Reason: err.Error()}
+		}
+		sb = c
 	default:
 		v := overlay.CachedProbe(SandboxBase(store, ws), store.ProbeCache(), o.Version)
 		switch {
@@ -41,15 +48,24 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 		case o.Mode == ModeOverlay:
 			return nil, &Error{Code: ExitEnv, Msg: "overlay mode is unavailable", Reason: v.Reason, Fix: v.Fix}
 		default:
-			fmt.Fprintf(o.notices(), "shadow: overlay unavailable (%s), running hypotheses one at a time in the checkout, which is restored after each; `shadow probe` says why and how to fix it\n", shortReason(v))
-			sb = inplace.New(stateDir, o.notices())
+			c, err := newCopy(o, store, ws)
+			if err == nil {
+				fmt.Fprintf(o.notices(), "shadow: overlay unavailable (%s), running each hypothesis in its own copy of the workspace (copy mode); `shadow probe` says why and how to fix it\n", shortReason(v))
+				sb = c
+			} else {
+				fmt.Fprintf(o.notices(), "shadow: overlay unavailable (%s) and no copy can be made (%v), running hypotheses one at a time in the checkout, which is restored after each; `shadow probe` says why and how to fix it\n", shortReason(v), err)
+				sb = inplace.New(stateDir, o.notices())
+			}
 		}
 	}
 	if sb.Mode() != "overlay" {
+		// Copy mode gives each hypothesis a TMPDIR of its own, layers the
+		// frozen sources over its copy and can keep what the command wrote.
+		copyMode := sb.Mode() == "copy"
 		for _, need := range []struct {
 			on   bool
 			flag string
-		}{{net == NetIsolated, "--net isolated"}, {tmp == TmpPrivate, "--tmp private"}, {o.Freeze, "--freeze"}, {o.Keep, "--keep"}} {
+		}{{net == NetIsolated, "--net isolated"}, {tmp == TmpPrivate && !copyMode, "--tmp private"}, {o.Freeze && !copyMode, "--freeze"}, {o.Keep && !copyMode, "--keep"}} {
 			if need.on {
 				return nil, Env("%s needs overlay mode, and this run would be %s (see shadow probe)", need.flag, sb.Mode())
 			}

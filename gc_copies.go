@@ -1,0 +1,55 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/shadow-dev/shadow/internal/clone"
+	"github.com/shadow-dev/shadow/snap"
+)
+
+// gcCopies removes the copy-mode copies of crashed runs: in the state
+// dir, in $TMPDIR, and beside each workspace shadow has recorded (where
+// copies go when neither is on the workspace's filesystem). A copy whose
+// shadow or helper still runs is kept. It reports whether all went well.
+func gcCopies(store snap.Store, wsDirs []string) bool {
+	seen := map[string]bool{}
+	var bases []string
+	add := func(list []string) {
+		for _, b := range list {
+			if !seen[b] {
+				seen[b] = true
+				bases = append(bases, b)
+			}
+		}
+	}
+	add([]string{store.SandboxDir(), clone.TmpCopies()})
+	for _, d := range wsDirs {
+		var info struct {
+			Workspace string `json:"workspace"`
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "workspace.json")); err == nil && json.Unmarshal(b, &info) == nil && filepath.IsAbs(info.Workspace) {
+			add(clone.Bases(store.SandboxDir(), info.Workspace))
+		}
+	}
+	ok := true
+	for _, base := range bases {
+		r := clone.GC(base, sandboxMinAge)
+		for dir, why := range r.Kept {
+			fmt.Printf("kept %s: %s\n", dir, why)
+		}
+		for _, dir := range r.Removed {
+			fmt.Printf("removed %s\n", dir)
+		}
+		for _, err := range r.Errors {
+			fmt.Fprintln(os.Stderr, "shadow gc:", err)
+			ok = false
+		}
+		if filepath.Base(base) == clone.SiblingDir {
+			_ = os.Remove(base) // only if empty: nothing left beside the checkout
+		}
+	}
+	return ok
+}
