@@ -22,8 +22,12 @@ func progressPrinter(w io.Writer) func(engine.Event) {
 				fmt.Fprintf(w, "shadow: notice: -j %d is more than the %d cores: hypotheses share them, so each runs slower and a timeout may be contention (see cpus and load in the report)\n", ev.Jobs, n)
 			}
 		case engine.KindHypFinished:
-			done++
 			r := ev.Result
+			if ev.Attempt > 0 { // a --confirm rerun
+				fmt.Fprintf(w, "shadow: confirm %s run %d: %d of %d passed\n", r.Name, ev.Attempt, r.Passes, r.Runs)
+				return
+			}
+			done++
 			counts := ""
 			if r.Tests != nil {
 				counts = fmt.Sprintf(", %d passed, %d failed", r.Tests.Passed, r.Tests.Failed)

@@ -18,7 +18,8 @@ import (
 // Doc-tests are "calc::src/lib.rs - add": their " (line N)" suffix is
 // dropped, because an edit above the doc comment moves the line and the same
 // doc-test must keep its name across hypotheses. Without cargo's "Running"
-// lines (a test binary run by hand) names stay bare.
+// lines (a test binary run by hand, or cargo test -q, which prints dots and
+// "NAME --- FAILED" only for failures) names stay bare.
 type cargo struct {
 	t       tally
 	capture bool   // inside a test's output that cargo nextest replays
@@ -79,6 +80,14 @@ func (c *cargo) line(s string) {
 		if m := cargoResult.FindStringSubmatch(s); m != nil {
 			c.t.closeWith(counts{atoi(m[1]), atoi(m[2]), atoi(m[3])})
 		}
+	case strings.HasSuffix(s, " --- FAILED") && c.t.seen && !strings.ContainsAny(s[:len(s)-len(" --- FAILED")], " \t"):
+		// cargo test -q prints dots, and "NAME --- FAILED" for each
+		// failure; the counts come from "test result:".
+		name := s[:len(s)-len(" --- FAILED")]
+		if c.binary != "" {
+			name = c.binary + "::" + name
+		}
+		c.t.outcome(name, fail, false)
 	case strings.HasPrefix(s, "test ") && strings.Contains(s, " ... "):
 		i := strings.LastIndex(s, " ... ")
 		if i < 5 { // "test ... ok": no name

@@ -77,7 +77,9 @@ func (p *pytest) line(s string) {
 		}
 		return
 	}
-	if strings.Contains(s, "::") {
+	// cargo -q prints "tests::sub_works --- FAILED": a Rust path, not a
+	// node id.
+	if strings.Contains(s, "::") && !strings.Contains(s, " --- ") {
 		if m := pytestVerbose.FindStringSubmatch(s); m != nil {
 			p.t.outcome(m[1], pytestOutcome[m[2]], true)
 			return

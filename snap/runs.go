@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -123,7 +124,12 @@ func ReadRun(dir string) *RunInfo {
 			case ev.Kind == engine.KindRunStarted && len(ri.Hyps) == 0:
 				ri.Hyps = ev.Hypotheses
 			case ev.Kind == engine.KindHypFinished && ev.Result != nil:
-				ri.Results = append(ri.Results, ev.Result)
+				// A --confirm rerun (ev.Attempt > 0) replaces the result.
+				if i := slices.IndexFunc(ri.Results, func(r *engine.Result) bool { return r.Name == ev.Result.Name }); i >= 0 {
+					ri.Results[i] = ev.Result
+				} else {
+					ri.Results = append(ri.Results, ev.Result)
+				}
 			}
 		}
 	}

@@ -17,7 +17,7 @@
 # (bun/, nextest/, xctest/, swift-testing/) are written by hand from the
 # documented output format, and each says so in a header comment.
 #
-# Usage: parse/testdata/regen.sh [runner...]   (default: all)
+# Usage: parse/testdata/regen.sh [runner...]   (default: all; "verdict" for verdict/)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d /tmp/shadow-parse-regen.XXXXXX)
@@ -471,4 +471,185 @@ def test_bad():
 P
 	printf 'test:\n\tgo test -count=1 ./...\n\t%s -m pytest -q -p no:cacheprovider tests\n' "$PY" >"$T/mix/Makefile"
 	save "$T/mix" mixed/make_go_pytest.txt make test
+fi
+
+# verdict/: the same small project per runner and the cheats of issue 11
+# (DESIGN §4), for engine's lost_tests / fixed / disqualified tests:
+#   base      one test failing (sub)
+#   fixed     the code fixed
+#   deleted   a test file deleted
+#   skipped   a skip marker on the failing test
+#   weakened  the failing test's assertions removed (same counts)
+#   renamed   the failing test renamed (and the code fixed)
+#   twice     the failing test gone and another test collected twice
+#             (pytest --keep-duplicates, unittest naming one test twice,
+#             jest/vitest a duplicate title); go and cargo cannot have two
+#             tests of one name, so they have no "twice".
+# vcopy NAME copies the project template $T/v-SRC to $T/v-NAME.
+vcopy() { rm -rf "$T/v-$2"; cp -r "$T/v-$1" "$T/v-$2"; }
+vsed() { sed -i "$1" "$2"; }
+
+if sel verdict; then
+	mkdir -p "$T/v-py/tests"
+	cat >"$T/v-py/calc.py" <<'P'
+def sub(a, b):
+    return a + b  # bug
+P
+	cat >"$T/v-py/tests/test_calc.py" <<'P'
+import unittest
+
+from calc import sub
+
+
+class TestCalc(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(1 + 2, 3)
+
+    def test_sub(self):
+        self.assertEqual(sub(3, 1), 2)
+
+    def test_mul(self):
+        self.assertEqual(2 * 3, 6)
+P
+	cat >"$T/v-py/tests/test_more.py" <<'P'
+import unittest
+
+
+class TestMore(unittest.TestCase):
+    def test_one(self):
+        pass
+
+    def test_two(self):
+        pass
+P
+	touch "$T/v-py/tests/__init__.py"
+	vcopy py py-fixed; vsed 's/a + b  # bug/a - b/' "$T/v-py-fixed/calc.py"
+	vcopy py py-deleted; rm "$T/v-py-deleted/tests/test_calc.py"
+	vcopy py py-skipped; vsed 's/    def test_sub/    @unittest.skip("later")\n    def test_sub/' "$T/v-py-skipped/tests/test_calc.py"
+	vcopy py py-weakened; vsed 's/self.assertEqual(sub(3, 1), 2)/pass/' "$T/v-py-weakened/tests/test_calc.py"
+	vcopy py-fixed py-renamed; vsed 's/def test_sub/def test_subtract/' "$T/v-py-renamed/tests/test_calc.py"
+	vcopy py py-twice; vsed '/def test_sub/,+2d' "$T/v-py-twice/tests/test_calc.py"
+	PYT=("$PY" -m pytest -p no:cacheprovider)
+	for v in base fixed deleted skipped weakened renamed; do
+		d="$T/v-py"; [ $v = base ] || d="$T/v-py-$v"
+		save "$d" verdict/pytest-q/$v.txt "${PYT[@]}" -q tests
+		save "$d" verdict/pytest-v/$v.txt "${PYT[@]}" -v tests
+		save "$d" verdict/unittest-v/$v.txt "$PY" -m unittest -v
+		save "$d" verdict/unittest/$v.txt "$PY" -m unittest
+	done
+	save "$T/v-py-twice" verdict/pytest-q/twice.txt "${PYT[@]}" -q --keep-duplicates tests tests/test_more.py
+	save "$T/v-py-twice" verdict/pytest-v/twice.txt "${PYT[@]}" -v --keep-duplicates tests tests/test_more.py
+	save "$T/v-py-twice" verdict/unittest-v/twice.txt "$PY" -m unittest -v tests.test_calc.TestCalc.test_add tests.test_calc.TestCalc.test_mul tests.test_more.TestMore.test_one tests.test_more.TestMore.test_two tests.test_more.TestMore.test_two
+	save "$T/v-py-twice" verdict/unittest/twice.txt "$PY" -m unittest tests.test_calc.TestCalc.test_add tests.test_calc.TestCalc.test_mul tests.test_more.TestMore.test_one tests.test_more.TestMore.test_two tests.test_more.TestMore.test_two
+
+	mkdir -p "$T/v-go/calc" "$T/v-go/more"
+	printf 'module example.com/v\n\ngo 1.22\n' >"$T/v-go/go.mod"
+	printf 'package calc\n\nfunc Sub(a, b int) int { return a + b } // bug\n' >"$T/v-go/calc/calc.go"
+	cat >"$T/v-go/calc/calc_test.go" <<'G'
+package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	if 1+2 != 3 {
+		t.Fatal("add")
+	}
+}
+
+func TestSub(t *testing.T) {
+	if Sub(3, 1) != 2 {
+		t.Errorf("Sub(3, 1) = %d, want 2", Sub(3, 1))
+	}
+}
+
+func TestMul(t *testing.T) {
+	if 2*3 != 6 {
+		t.Fatal("mul")
+	}
+}
+G
+	printf 'package more\n' >"$T/v-go/more/more.go"
+	printf 'package more\n\nimport "testing"\n\nfunc TestOne(t *testing.T) {}\n\nfunc TestTwo(t *testing.T) {}\n' >"$T/v-go/more/more_test.go"
+	vcopy go go-fixed; vsed 's/return a + b } \/\/ bug/return a - b }/' "$T/v-go-fixed/calc/calc.go"
+	vcopy go go-deleted; rm "$T/v-go-deleted/calc/calc_test.go"
+	vcopy go go-skipped; vsed 's/func TestSub(t \*testing.T) {/func TestSub(t *testing.T) {\n\tt.Skip("later")/' "$T/v-go-skipped/calc/calc_test.go"
+	vcopy go go-weakened; vsed 's/if Sub(3, 1) != 2 {/if false {/' "$T/v-go-weakened/calc/calc_test.go"
+	vcopy go-fixed go-renamed; vsed 's/func TestSub(/func TestSubtract(/' "$T/v-go-renamed/calc/calc_test.go"
+	for v in base fixed deleted skipped weakened renamed; do
+		d="$T/v-go"; [ $v = base ] || d="$T/v-go-$v"
+		save "$d" verdict/go/$v.txt go test -count=1 ./...
+		save "$d" verdict/go-v/$v.txt go test -count=1 -v ./...
+		save "$d" verdict/go-json/$v.txt go test -count=1 -json ./...
+	done
+
+	mkdir -p "$T/v-rs/src" "$T/v-rs/tests"
+	printf '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n' >"$T/v-rs/Cargo.toml"
+	cat >"$T/v-rs/src/lib.rs" <<'R'
+pub fn sub(a: i32, b: i32) -> i32 {
+    a + b // bug
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_works() {
+        assert_eq!(1 + 2, 3);
+    }
+
+    #[test]
+    fn sub_works() {
+        assert_eq!(sub(3, 1), 2);
+    }
+
+    #[test]
+    fn mul_works() {
+        assert_eq!(2 * 3, 6);
+    }
+}
+R
+	printf '#[test]\nfn integration_one() {}\n\n#[test]\nfn integration_two() {}\n' >"$T/v-rs/tests/it.rs"
+	(cd "$T/v-rs" && cargo build --tests -q >/dev/null 2>&1)
+	vcopy rs rs-fixed; vsed 's|a + b // bug|a - b|' "$T/v-rs-fixed/src/lib.rs"
+	vcopy rs rs-deleted; rm "$T/v-rs-deleted/tests/it.rs"
+	vcopy rs rs-skipped; vsed 's/    fn sub_works/    #[ignore]\n    fn sub_works/' "$T/v-rs-skipped/src/lib.rs"
+	vcopy rs rs-weakened; vsed 's/assert_eq!(sub(3, 1), 2);/let _ = sub;/' "$T/v-rs-weakened/src/lib.rs"
+	vcopy rs-fixed rs-renamed; vsed 's/fn sub_works/fn subtract_works/' "$T/v-rs-renamed/src/lib.rs"
+	for v in base fixed deleted skipped weakened renamed; do
+		d="$T/v-rs"; [ $v = base ] || d="$T/v-rs-$v"
+		save "$d" verdict/cargo/$v.txt env RUST_BACKTRACE=0 cargo test -q --no-fail-fast
+	done
+
+	mkdir -p "$T/v-js/jt"
+	JSMOD=${JS_MODULES:-$HERE/../../testdata/runners/js/node_modules}
+	ln -s "$JSMOD" "$T/v-js/node_modules"
+	printf '{"name":"v","private":true,"type":"commonjs"}\n' >"$T/v-js/package.json"
+	printf 'export default { test: { include: ["jt/**/*.test.js"], globals: true } }\n' >"$T/v-js/vitest.config.mjs"
+	cat >"$T/v-js/jt/a.test.js" <<'J'
+describe('a', () => {
+  test('adds', () => { expect(1 + 2).toBe(3) })
+  test('multiplies', () => { expect(2 * 3).toBe(6) })
+})
+J
+	cat >"$T/v-js/jt/b.test.js" <<'J'
+const sub = (a, b) => a + b // bug
+describe('b', () => {
+  test('subtracts', () => { expect(sub(3, 1)).toBe(2) })
+  test('divides', () => { expect(6 / 3).toBe(2) })
+})
+J
+	vcopy js js-fixed; vsed 's|a + b // bug|a - b|' "$T/v-js-fixed/jt/b.test.js"
+	vcopy js js-deleted; rm "$T/v-js-deleted/jt/b.test.js"
+	vcopy js js-skipped; vsed "s/  test('subtracts'/  test.skip('subtracts'/" "$T/v-js-skipped/jt/b.test.js"
+	vcopy js js-weakened; vsed 's/expect(sub(3, 1)).toBe(2)/sub(3, 1)/' "$T/v-js-weakened/jt/b.test.js"
+	vcopy js-fixed js-renamed; vsed "s/test('subtracts'/test('minus'/" "$T/v-js-renamed/jt/b.test.js"
+	vcopy js js-twice; vsed "s/test('subtracts', () => { expect(sub(3, 1)).toBe(2) })/test('divides', () => { expect(6 \/ 3).toBe(2) })/" "$T/v-js-twice/jt/b.test.js"
+	for v in base fixed deleted skipped weakened renamed twice; do
+		d="$T/v-js"; [ $v = base ] || d="$T/v-js-$v"
+		save "$d" verdict/jest/$v.txt npx jest --rootDir jt
+		save "$d" verdict/jest-v/$v.txt npx jest --rootDir jt --verbose
+		save "$d" verdict/vitest/$v.txt npx vitest run
+		save "$d" verdict/vitest-v/$v.txt npx vitest run --reporter=verbose
+	done
 fi
