@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/muesli/termenv"
+	"github.com/shadow-dev/shadow/engine"
 )
 
 // writeLog writes a 5,000-line failure: noise, then pytest's FAILURES
@@ -191,5 +192,31 @@ func TestPatchFile(t *testing.T) {
 	}
 	if !strings.Contains(m.View(), path) {
 		t.Errorf("the path is not shown:\n%s", m.View())
+	}
+}
+
+// TestOutputOfARunningHypothesisFollows: the output view of a hypothesis
+// still running shows new lines as they come, and its log once it ends.
+func TestOutputOfARunningHypothesisFollows(t *testing.T) {
+	m := newTestModel(t, termenv.Ascii, 100, 30, liveEvents())
+	m.selectName("swap")
+	m.Update(press("enter"))
+	if m.out.idx != nil || !m.out.open {
+		t.Fatal("a running hypothesis's output is what it keeps in memory")
+	}
+	o := engine.Event{Kind: engine.KindOutput, Run: m.live.id, Hyp: "swap", Text: "a fresh line\n"}
+	m.Update(EventMsg(o))
+	m.Update(tickMsg(t0))
+	if !strings.Contains(m.View(), "a fresh line") {
+		t.Errorf("new output does not show:\n%s", m.View())
+	}
+	log := writeLog(t, 10)
+	fin := finishEvents()[0]
+	fin.Result.Log = log
+	m.Update(EventMsg(fin))
+	_, cmd := m.Update(tickMsg(t0))
+	settle(m, cmd)
+	if m.out.idx == nil || !strings.Contains(m.View(), "noise line 9") {
+		t.Errorf("once it finished, the view reads its log:\n%s", m.View())
 	}
 }

@@ -79,8 +79,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return reload
 
 	case tickMsg:
-		m.onTick(time.Time(msg))
-		return m.tick()
+		follow := m.onTick(time.Time(msg))
+		return tea.Batch(m.tick(), follow)
 
 	case applyDoneMsg:
 		switch {
@@ -194,17 +194,49 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) onTick(t time.Time) {
+func (m *Model) onTick(t time.Time) tea.Cmd {
 	m.frameN++
 	if m.pending {
 		m.dirty, m.pending = true, false
-		return
+		return m.followOutput()
 	}
 	if m.shown != nil && !m.shown.done {
 		if _, running := m.shown.counts(); running > 0 && t.Sub(m.lastDraw) >= 100*time.Millisecond {
 			m.dirty = true
 		}
 	}
+	return nil
+}
+
+// followOutput keeps an output view of a running hypothesis (the lines
+// it keeps in memory) up to date as output arrives, following the end
+// when the view was at the end; once the hypothesis finished, the view
+// moves to its full log.
+func (m *Model) followOutput() tea.Cmd {
+	o := &m.out
+	if !o.open || o.idx != nil || m.shown == nil {
+		return nil
+	}
+	h := m.shown.byName[o.hyp]
+	if h == nil {
+		return nil
+	}
+	if h.result != nil && h.result.Log != "" {
+		o.note = "reading " + h.result.Log + "…"
+		return indexLogCmd(h.name, h.result.Log)
+	}
+	atEnd := o.p.off >= o.p.maxOff()
+	lines := h.out.last(ringCap)
+	for i, l := range lines {
+		lines[i] = sanitize(l, m.st.color)
+	}
+	off, match := o.p.off, o.p.match
+	o.p.setLines(lines)
+	o.p.off, o.p.match = clamp(off, 0, o.p.maxOff()), match
+	if atEnd {
+		o.p.bottom()
+	}
+	return nil
 }
 
 // onFinish keeps the winner selected when a run ends, unless the user
