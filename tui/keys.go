@@ -46,15 +46,14 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the one-line help bar.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Left, k.Down, k.Tab, k.Open, k.Apply, k.Patch, k.Help, k.Quit}
+	return []key.Binding{k.Left, k.Down, k.Tab, k.Open, k.Apply, k.Help, k.Quit, k.Patch}
 }
 
 // FullHelp is the help shown with ?.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Left, k.Down, k.PageUp, k.PageDown},
-		{k.Top, k.Bottom, k.Search, k.Next, k.Prev},
-		{k.Tab, k.ShiftTab, k.Open, k.Back},
-		{k.Apply, k.Patch, k.Mouse, k.Help, k.Quit},
+		{k.Left, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Search, k.Next, k.Prev, k.Tab, k.ShiftTab, k.Open},
+		{k.Back, k.Apply, k.Patch, k.Mouse, k.Help, k.Quit},
 	}
 }

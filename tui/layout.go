@@ -180,11 +180,21 @@ func (m *Model) summary(h *hypState) string {
 	}
 	if r := h.result; r != nil {
 		if len(r.Fixed) > 0 {
-			s += " · " + st.Passed.UnsetBold().Render("fixes "+strings.Join(r.Fixed, ", "))
+			s += " · " + st.Passed.UnsetBold().Render("fixes "+shortNames(r.Fixed))
 		}
 		if len(r.Broken) > 0 {
-			s += " · " + st.Failed.UnsetBold().Render("breaks "+strings.Join(r.Broken, ", "))
+			s += " · " + st.Failed.UnsetBold().Render("breaks "+shortNames(r.Broken))
 		}
 	}
 	return s
+}
+
+// shortNames lists test names with their paths cut to the file name
+// ("tests/unit/test_calc.py::test_add" is "test_calc.py::test_add").
+func shortNames(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = shortenLine(n)
+	}
+	return strings.Join(out, ", ")
 }
