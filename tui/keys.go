@@ -19,7 +19,7 @@ type KeyMap struct {
 // DefaultKeyMap is the key map of DESIGN.md and issues 6 and 16.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "hypothesis")),
+		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "pick")),
 		Right:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next")),
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↑/↓", "scroll")),
@@ -34,7 +34,7 @@ func DefaultKeyMap() KeyMap {
 		ShiftTab: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
 		Open:     key.NewBinding(key.WithKeys("enter", "o"), key.WithHelp("enter", "output")),
 		Apply:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "apply")),
-		Patch:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "save patch")),
+		Patch:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "save patch file")),
 		Mouse:    key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mouse capture")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
