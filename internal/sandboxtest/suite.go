@@ -47,6 +47,13 @@ type Promises struct {
 	// records or another job (namespace sandboxes). Copy and in-place
 	// modes guard against accidents only and leave it false.
 	HostileProof bool
+	// InCheckout: the job runs in the checkout itself (in-place mode).
+	// What the command writes stays, as it would without shadow, and the
+	// files the hypothesis put there come back with their original
+	// content and mode but a fresh mtime (so make and cargo rebuild): the
+	// suite then checks content and modes, with a command that only
+	// reads.
+	InCheckout bool
 }
 
 // Dirs are shadow's own directories for one test, all outside the
@@ -170,7 +177,11 @@ func (s *suite) ownFilesOnly(t *testing.T) {
 	// Each writes a file of its own while the other may be running, then
 	// looks for the other's traces.
 	script := func(me string) string {
-		return `echo ` + me + ` > wrote-` + me + `; sleep 0.3; ls; echo; cat calc.py; echo; test -e pkg/old.txt && echo OLD-PRESENT; true`
+		write := `echo ` + me + ` > wrote-` + me + `; `
+		if s.p.InCheckout {
+			write = "" // it would stay in the checkout, seen by the next job
+		}
+		return write + `sleep 0.3; ls; echo; cat calc.py; echo; test -e pkg/old.txt && echo OLD-PRESENT; true`
 	}
 	outs := make([]string, 2)
 	var wg sync.WaitGroup
@@ -187,7 +198,11 @@ func (s *suite) ownFilesOnly(t *testing.T) {
 	}
 	wg.Wait()
 	check := func(me, other, out string) {
-		for _, want := range []string{"only-" + me + ".txt", "wrote-" + me, strings.ToUpper(me)} {
+		wants := []string{"only-" + me + ".txt", strings.ToUpper(me)}
+		if !s.p.InCheckout {
+			wants = append(wants, "wrote-"+me)
+		}
+		for _, want := range wants {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s does not see its own %q:\n%s", me, want, out)
 			}
@@ -207,19 +222,31 @@ func (s *suite) ownFilesOnly(t *testing.T) {
 
 func (s *suite) checkoutIdentical(t *testing.T) {
 	f := s.setup(t)
-	before := Snapshot(t, f.ws)
+	before := s.snapshot(t, f.ws)
 	hyp := engine.Hypothesis{Name: "w", Files: []engine.File{file("calc.py", "x"), file("new/dir/f.txt", "n")}, Deletes: []string{"pkg"}}
-	o, out := f.run(context.Background(), hyp,
-		`pwd; echo built > target/debug/cache.bin; rm -f readonly.txt; mkdir -p made/deep && echo m > made/deep/m; chmod 700 calc.py; ln -s /etc/passwd link; mv target moved`)
+	script := `pwd; echo built > target/debug/cache.bin; rm -f readonly.txt; mkdir -p made/deep && echo m > made/deep/m; chmod 700 calc.py; ln -s /etc/passwd link; mv target moved`
+	if s.p.InCheckout {
+		script = `pwd; cat calc.py new/dir/f.txt >/dev/null; test ! -e pkg`
+	}
+	o, out := f.run(context.Background(), hyp, script)
 	if o.ExitCode != 0 {
 		t.Fatalf("exit %d:\n%s", o.ExitCode, out)
 	}
 	if s.p.SamePath && strings.TrimSpace(strings.SplitN(out, "\n", 2)[0]) != f.ws {
 		t.Errorf("the command ran in %q, not at the workspace's own path %s", out, f.ws)
 	}
-	if after := Snapshot(t, f.ws); after != before {
+	if after := s.snapshot(t, f.ws); after != before {
 		t.Errorf("the checkout changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
+}
+
+// snapshot is Snapshot, without modification times for a sandbox that
+// runs in the checkout (it gives restored files a fresh one on purpose).
+func (s *suite) snapshot(t *testing.T, root string) string {
+	if s.p.InCheckout {
+		return snapshot(t, root, false)
+	}
+	return Snapshot(t, root)
 }
 
 // thousandsOfDeletes: a hypothesis removing 5,000 paths (its configuration
@@ -232,13 +259,13 @@ func (s *suite) thousandsOfDeletes(t *testing.T) {
 		f.write(p, "x", 0o644)
 		dels = append(dels, p)
 	}
-	before := Snapshot(t, f.ws)
+	before := s.snapshot(t, f.ws)
 	o, out := f.run(context.Background(), engine.Hypothesis{Name: "del", Deletes: dels}, `find many -type f | wc -l`)
 	if o.ExitCode != 0 || strings.TrimSpace(out) != "0" {
 		t.Errorf("after 5000 deletions: exit %d, files left: %s", o.ExitCode, out)
 	}
-	if Snapshot(t, f.ws) != before {
-		t.Errorf("the checkout changed")
+	if s.snapshot(t, f.ws) != before {
+		t.Errorf("the checkout changed after 5000 deletions")
 	}
 }
 
@@ -293,13 +320,21 @@ func names(es []os.DirEntry) []string {
 // time and content (symlinks: their target).
 func Snapshot(t testing.TB, root string) string {
 	t.Helper()
+	return snapshot(t, root, true)
+}
+
+func snapshot(t testing.TB, root string, mtimes bool) string {
+	t.Helper()
 	var b strings.Builder
 	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
-		fmt.Fprintf(&b, "%s %s %d %d", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		fmt.Fprintf(&b, "%s %s %d", rel, fi.Mode(), fi.Size())
+		if mtimes {
+			fmt.Fprintf(&b, " %d", fi.ModTime().UnixNano())
+		}
 		switch {
 		case fi.Mode().IsRegular():
 			c, _ := os.ReadFile(p)
