@@ -237,7 +237,9 @@ func TestTUIOutputViewInTmux(t *testing.T) {
 	e.keys("run", "/")
 	e.keys("run", "-l", "marker line 2345")
 	e.keys("run", "Enter")
-	s := e.waitScreen("run", 5*time.Second, "marker line 2345", "/marker line 2345")
+	// The title names the search once it found the line (the prompt row
+	// holds the query while it is typed).
+	s := e.waitScreen("run", 5*time.Second, "marker line 2345", "/marker line 2345 · n/N")
 	if strings.Contains(s, "marker line 0\n") {
 		t.Errorf("the search did not move the view:\n%s", s)
 	}
