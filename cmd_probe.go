@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/shadow-dev/shadow/internal/clone"
+	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -30,6 +32,7 @@ func cmdProbe(args []string) int {
 	store := snap.Store{Root: root}
 	_ = os.Remove(store.ProbeCache())
 	v := overlay.CachedProbe(store.SandboxDir(), store.ProbeCache(), version)
+	copyMode := autoCopies(&v, store)
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -45,7 +48,13 @@ func cmdProbe(args []string) int {
 			fmt.Println("note: a fresh /proc could not be mounted; commands see the outer process list")
 		}
 	}
-	if v.Stage != "" && v.Mode != "overlay" {
+	if v.Layer != "" {
+		fmt.Printf("blocked by: %s\n", v.Layer)
+	}
+	if copyMode {
+		fmt.Printf("step: %s (%s)\n", v.Stage, v.Errno)
+		fmt.Printf("so:   --mode auto runs each hypothesis in its own copy of the workspace, in parallel (copies in %s)\n", clone.Base(store.SandboxDir(), probeWorkspace()))
+	} else if v.Stage != "" && v.Mode != "overlay" {
 		fmt.Printf("step: %s", v.Stage)
 		if v.Errno != "" {
 			fmt.Printf(" (%s)", v.Errno)
@@ -59,4 +68,29 @@ func cmdProbe(args []string) int {
 		fmt.Printf("fix:  %s\n", strings.ReplaceAll(v.Fix, "\n", "\n      "))
 	}
 	return 0
+}
+
+// autoCopies turns a failed overlay verdict into what --mode auto does
+// then: copy mode, when a copy of the workspace here can be made.
+func autoCopies(v *overlay.Verdict, store snap.Store) bool {
+	if v.Mode == "overlay" {
+		return false
+	}
+	ws := probeWorkspace()
+	if clone.Usable(clone.Base(store.SandboxDir(), ws), ws) != nil {
+		return false
+	}
+	v.Mode = "copy"
+	v.Protection = "accidents only: each hypothesis runs as you, with no namespace, in its own copy of the workspace; the checkout is never written by shadow, but a hostile command can reach it by its path"
+	return true
+}
+
+// probeWorkspace is the workspace a run from here would use.
+func probeWorkspace() string {
+	cwd, _ := os.Getwd()
+	ws, _, err := run.ResolveWorkspace("", cwd)
+	if err != nil {
+		return cwd
+	}
+	return ws
 }

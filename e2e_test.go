@@ -374,7 +374,7 @@ func TestE2EIsolationNeedsOverlay(t *testing.T) {
 	e.write("v.txt", "bad\n", 0o644)
 	spec := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "a"}}})
 	for _, flag := range []string{"--net=isolated", "--tmp=private", "--freeze", "--keep"} {
-		c := e.cmd("--headless", flag, "-C", e.ws, spec, "--", "sh", "-c", "echo RAN > /dev/stderr")
+		c := e.cmd("--headless", "--mode", "inplace", flag, "-C", e.ws, spec, "--", "sh", "-c", "echo RAN > /dev/stderr")
 		c.Env = append(c.Env, "SHADOW_TEST_NO_USERNS=1")
 		var errb bytes.Buffer
 		c.Stderr = &errb

@@ -110,7 +110,8 @@ func TestE2EInplaceAutoFallback(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	r := e.report(out)
-	if r.Mode != "inplace" || r.Winner == nil || *r.Winner != "fix" {
+	// auto falls back to copy mode, where a copy can be made (issue 13).
+	if r.Mode != "copy" || r.Winner == nil || *r.Winner != "fix" {
 		t.Fatalf("mode %q winner %v", r.Mode, r.Winner)
 	}
 	if byName(r)["gone"].Status != "failed" || byName(r)["baseline"].Status != "failed" {
@@ -144,7 +145,7 @@ func TestE2EInplaceModeOverlayRefused(t *testing.T) {
 		t.Fatal("workspace changed")
 	}
 	out, _, code, _ := e.runEnv(noUserNS, "probe", "--json")
-	if code != 0 || !strings.Contains(out, `"mode": "inplace"`) || !strings.Contains(out, `"errno": "EPERM"`) {
+	if code != 0 || !strings.Contains(out, `"mode": "copy"`) || !strings.Contains(out, `"errno": "EPERM"`) {
 		t.Fatalf("probe: %d %s", code, out)
 	}
 }
@@ -177,7 +178,7 @@ func TestE2EInplaceKill9ThenNextRunRestores(t *testing.T) {
 					}, "delete": []string{"old.txt", "lib"}},
 				}})
 				_, stderr, _, killed := e.runEnv(append(noUserNS, "SHADOW_TEST_CRASH_AT="+s.step),
-					"--headless", "-C", e.ws, spec, "--", "sh", "-c", "sleep 0.2; "+checkScript)
+					"--headless", "--mode", "inplace", "-C", e.ws, spec, "--", "sh", "-c", "sleep 0.2; "+checkScript)
 				if !killed {
 					t.Fatalf("shadow was not killed at %s:\n%s", s.step, stderr)
 				}
@@ -187,7 +188,7 @@ func TestE2EInplaceKill9ThenNextRunRestores(t *testing.T) {
 					// Any invocation on the workspace: here a run whose
 					// command checks it sees the original.
 					base := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "baseline"}}})
-					out, stderr, code, _ = e.runEnv(noUserNS, "--headless", "--json", "-C", e.ws, base, "--", "sh", "-c", `test "$(cat v.txt)" = bad`)
+					out, stderr, code, _ = e.runEnv(noUserNS, "--headless", "--mode", "inplace", "--json", "-C", e.ws, base, "--", "sh", "-c", `test "$(cat v.txt)" = bad`)
 					if code != 0 {
 						t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 					}
@@ -219,7 +220,7 @@ func TestE2EInplaceConcurrentEditKept(t *testing.T) {
 		map[string]any{"name": "fix", "edits": []any{map[string]any{"path": "v.txt", "content": "good\n"}}},
 	}})
 	// "The user" saves v.txt while the command runs.
-	out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--json", "-C", e.ws, spec, "--", "sh", "-c",
+	out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "inplace", "--json", "-C", e.ws, spec, "--", "sh", "-c",
 		`printf 'user\n' > v.tmp && mv v.tmp v.txt`)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
@@ -251,7 +252,7 @@ func TestE2EInplaceTwoInvocationsTakeTurns(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			script := fmt.Sprintf(`echo start %d >> %s; sleep 0.3; test "$(cat v.txt)" = "run %d" || exit 9; echo end %d >> %s`, i, log, i, i, log)
-			out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--json", "-C", e.ws, spec, "--", "sh", "-c", script)
+			out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "inplace", "--json", "-C", e.ws, spec, "--", "sh", "-c", script)
 			results[i] = res{out, stderr, code}
 		}()
 		time.Sleep(50 * time.Millisecond)

@@ -44,6 +44,7 @@ type Verdict struct {
 	BootID  string   `json:"boot_id,omitempty"`
 	Version string   `json:"version,omitempty"`
 	Cached  bool     `json:"cached"`
+	Layer   string   `json:"layer,omitempty"`
 	// Protection says plainly what the mode guards against.
 	Protection string `json:"protection"`
 }

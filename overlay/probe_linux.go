@@ -29,6 +29,7 @@ type Verdict struct {
 	BootID  string   `json:"boot_id,omitempty"`
 	Version string   `json:"version,omitempty"`
 	Cached  bool     `json:"cached"`
+	Layer   string   `json:"layer,omitempty"` // what blocks namespaces (blockers_linux.go)
 	// Protection says plainly what the mode guards against.
 	Protection string `json:"protection"`
 }
@@ -117,7 +118,7 @@ func failure(v Verdict, err error, base string) Verdict {
 	if v.Errno != "" && !strings.Contains(v.Reason, v.Errno) {
 		v.Reason += " (" + v.Errno + ")"
 	}
-	v.Fix = advice(v, base)
+	v.Layer, v.Fix = blocker(v, advice(v, base))
 	return v
 }
 

@@ -48,6 +48,9 @@ type copyOpts struct {
 	// exclude: absolute paths left out silently (shadow's own state when
 	// it lies inside the workspace).
 	exclude []string
+	// deletes: workspace-relative paths the hypothesis deletes; never
+	// copied, which is cheaper than copying then deleting them.
+	deletes map[string]bool
 	// workers copy files at once: copying is mostly waiting for the disk
 	// or for metadata updates, so more workers than CPUs pay off.
 	workers int
@@ -193,7 +196,7 @@ func (c *copier) walkDir(rel string, dfi fs.FileInfo) error {
 	}
 	for _, e := range ents {
 		r := join(rel, e.Name())
-		if c.excluded(r) {
+		if c.excluded(r) || c.opts.deletes[r] {
 			continue
 		}
 		if c.skipped(r) {

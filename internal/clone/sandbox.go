@@ -87,7 +87,11 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		name = "root"
 	}
 	tree := filepath.Join(dir, name)
-	c, err := copyTree(job.Workspace, tree, copyOpts{skip: s.opts.Skip, exclude: s.opts.Exclude})
+	dels := map[string]bool{}
+	for _, d := range job.Hyp.Deletes {
+		dels[d] = true
+	}
+	c, err := copyTree(job.Workspace, tree, copyOpts{skip: s.opts.Skip, exclude: s.opts.Exclude, deletes: dels})
 	if err == nil {
 		for i := len(job.Lowers) - 1; i >= 0 && err == nil; i-- {
 			err = c.overlay(job.Lowers[i])
@@ -174,7 +178,12 @@ func (s *Sandbox) removeDir(dir string) {
 // deletions there; parent directories the copy lacks get the
 // workspace's modes, as in overlay mode.
 func writeHyp(c *copier, h engine.Hypothesis) error {
+	// The copy left the deleted paths out; a --freeze layer may have
+	// brought one back.
 	for _, rel := range h.Deletes {
+		if _, err := os.Lstat(c.dstPath(rel)); err != nil {
+			continue
+		}
 		if err := fsutil.RemoveTree(c.dstPath(rel)); err != nil {
 			return fmt.Errorf("delete %s in the copy: %w", rel, err)
 		}

@@ -45,7 +45,7 @@ func TestParseValues(t *testing.T) {
 		in   string
 		want Mode
 		ok   bool
-	}{{"", ModeAuto, true}, {"auto", ModeAuto, true}, {"overlay", ModeOverlay, true}, {"inplace", ModeInplace, true}, {"fast", "", false}, {"Overlay", "", false}} {
+	}{{"", ModeAuto, true}, {"auto", ModeAuto, true}, {"overlay", ModeOverlay, true}, {"inplace", ModeInplace, true}, {"copy", ModeCopy, true}, {"fast", "", false}, {"Overlay", "", false}} {
 		if m, err := ParseMode(c.in); m != c.want || (err == nil) != c.ok {
 			t.Errorf("ParseMode(%q) = %q, %v", c.in, m, err)
 		}

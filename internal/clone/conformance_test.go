@@ -1,0 +1,19 @@
+//go:build linux || darwin
+
+package clone
+
+import (
+	"testing"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/sandboxtest"
+)
+
+// TestConformance: copy mode keeps the promises every sandbox keeps, in
+// parallel; it runs at another path and guards against accidents, not a
+// hostile command (DESIGN.md §3 item 3).
+func TestConformance(t *testing.T) {
+	sandboxtest.Run(t, func(t *testing.T, d sandboxtest.Dirs) engine.Sandbox {
+		return New(d.Sandboxes, Options{Exclude: []string{d.State}})
+	}, sandboxtest.Promises{Parallel: true})
+}
