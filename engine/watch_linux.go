@@ -506,8 +506,12 @@ func (w *inotifyWatch) Stop(known map[string]FileState) []string {
 	binary.NativeEndian.PutUint64(one[:], 1)
 	unix.Write(w.stop, one[:])
 	<-w.done
-	unix.Close(w.fd)
-	unix.Close(w.stop)
+	// Closing an inotify instance frees its marks after an SRCU grace
+	// period (fsnotify_destroy_group), milliseconds the run need not wait.
+	go func() {
+		unix.Close(w.fd)
+		unix.Close(w.stop)
+	}()
 	w.ign.close()
 	for g := range w.gone {
 		w.log.add(g, chRemove) // moved out of the checkout unread: the directory stands for its files
