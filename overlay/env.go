@@ -3,6 +3,7 @@ package overlay
 import (
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -84,9 +85,17 @@ func serverSockets(env []string, uid int) []string {
 	return out
 }
 
-// usesSccache reports whether the build would go through sccache: a
-// RUSTC_WRAPPER, CC or CXX whose program is sccache.
+// usesSccache reports whether the build may go through sccache: a
+// RUSTC_WRAPPER, CC or CXX whose program is sccache, or sccache on the
+// command's PATH (cargo's config file can name it as build.rustc-wrapper,
+// where no variable shows it).
 func usesSccache(env []string) bool {
+	path, _ := lookupEnv(env, "PATH")
+	for _, dir := range filepath.SplitList(path) {
+		if fi, err := os.Stat(filepath.Join(dir, "sccache")); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return true
+		}
+	}
 	for _, k := range []string{"RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER", "CC", "CXX"} {
 		v, _ := lookupEnv(env, k)
 		for _, w := range strings.Fields(v) {

@@ -173,6 +173,17 @@ func TestOverlaySccacheGetsAPrivateServer(t *testing.T) {
 	if !strings.Contains(got, "exit=0") || o.ExitCode != 0 {
 		t.Errorf("compiled something other than the hypothesis's main.c:\n%s", got)
 	}
+	// Named only by a config file (cargo's build.rustc-wrapper): sccache
+	// on PATH is enough to get a private port.
+	out.Reset()
+	plain := append(os.Environ(), "SCCACHE_SERVER_PORT="+strconv.Itoa(port))
+	if _, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: hyp, Output: &out, Env: plain,
+		Command: []string{"sh", "-c", `echo "port=$SCCACHE_SERVER_PORT"`}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "port="+strconv.Itoa(port)+"\n") {
+		t.Errorf("with sccache on PATH and no wrapper variable, the command still talks to the outside server:\n%s", out.String())
+	}
 }
 
 // A collected file (a JUnit report) is made by the command and read by
