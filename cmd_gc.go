@@ -86,7 +86,16 @@ func cmdGC(args []string) int {
 		failed = true
 	}
 
-	// 3. Old run records.
+	// 3. The log dirs of --no-record runs whose process is gone.
+	swept, errs := snap.SweepScratch([]string{overlay.TmpRoot(), os.TempDir()}, fsutil.RemoveTree)
+	for _, d := range swept {
+		fmt.Printf("removed %s (a --no-record run's logs; its process is gone)\n", d)
+	}
+	for _, err := range errs {
+		fmt.Fprintln(os.Stderr, "shadow gc:", err)
+		failed = true
+	}
+
 	// 3. Old run records (snap.DefaultPolicy), unused recorded files, and
 	// --freeze copies of ended runs.
 	if !gcRuns(store) {

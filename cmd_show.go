@@ -247,7 +247,12 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 		}
 	}
 	fmt.Fprintf(w, "output (%s):\n", logPath)
-	if len(output) == 0 {
+	if len(output) == 0 && res != nil && res.OutputBytes > 0 {
+		// The command printed, the log holds nothing: the state dir
+		// could not be written (the result's error says why).
+		fmt.Fprintf(w, "(the log is empty although the command printed %d bytes: it could not be written, see the error above; its last lines:)\n", res.OutputBytes)
+		io.WriteString(w, res.OutputTail)
+	} else if len(output) == 0 {
 		fmt.Fprintln(w, "(no output)")
 	} else {
 		w.Write(output)

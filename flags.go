@@ -32,6 +32,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Keep, "keep", false, "keep upper dirs in the record")
 	fs.BoolVar(&o.Freeze, "freeze", false, "run on a copy of the source files taken at the start")
 	fs.BoolVar(&o.NoRecord, "no-record", false, "do not record the run")
+	fs.Var(run.SizeValue{N: &o.MaxOutput}, "max-output", "cap of each hypothesis's stored output (default 16M)")
+	fs.Var(run.SizeValue{N: &o.MaxEditSize}, "max-edit-size", "largest content of one edit (default 64M)")
 	fs.IntVar(&o.Confirm, "confirm", 0, "rerun the baseline and the leading candidate N more times before naming a winner")
 	fs.BoolVar(&o.AllowTestEdits, "allow-test-edits", false, "a candidate that changes tests may win")
 	fs.Func("remote", "run the hypotheses on these ssh nodes: NODE[,NODE...]", func(v string) error {

@@ -99,6 +99,9 @@ flags:
   --net host|isolated, --tmp shared|private
   --keep            keep what each command wrote in the run's record
   --no-record       do not record the run in the state directory
+  --max-output SIZE    cap of each hypothesis's stored output: head, every error
+                    section and tail, with markers for what was dropped (default 16M)
+  --max-edit-size SIZE largest content of one edit; its "file" must be a regular file (default 64M)
   --confirm N       rerun the baseline and the leading candidate N more times; a
                     candidate that fails a rerun cannot win (at most 3 are tried)
   --allow-test-edits  a candidate that changes the tests or runs fewer may win

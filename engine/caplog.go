@@ -74,14 +74,35 @@ func (c *cappedLog) Write(p []byte) {
 		if room := c.max - c.written; n > room {
 			n = room
 		}
-		if _, err := c.f.Write(p[:n]); err != nil {
+		w, err := c.f.Write(p[:n])
+		c.written += int64(w)
+		if err != nil {
 			c.err = err
+			c.giveBack()
 		}
-		c.written += n
 	}
 	c.keepTail(p)
 	c.scan(p)
 	c.total += int64(len(p))
+}
+
+// giveBack, after a write error (a full filesystem), cuts the log's
+// last 64 KiB, so the run's report and integrity record still fit beside
+// it, and ends the log with a line saying why it stops there.
+func (c *cappedLog) giveBack() {
+	keep := max(c.written-64<<10, 0)
+	if c.f.Truncate(keep) != nil {
+		return
+	}
+	if _, err := c.f.Seek(keep, 0); err != nil {
+		return
+	}
+	c.written = keep
+	msg := fmt.Sprintf("\n[shadow: the output log stops here: %v; the command printed more]\n", c.err)
+	if n, _ := c.f.Write([]byte(msg)); n > 0 {
+		c.written += int64(n)
+	}
+	c.written = c.max // nothing more is written
 }
 
 func (c *cappedLog) keepTail(p []byte) {

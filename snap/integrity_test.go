@@ -106,3 +106,53 @@ func TestRecordsChangedAfterTheRunAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// A hypothesis printing far more than the event log's budget leaves at
+// most that budget (and one notice) in events.ndjson.
+func TestEventLogOutputIsBounded(t *testing.T) {
+	s := Store{Root: t.TempDir()}
+	ws := t.TempDir()
+	r := newRun(t, s, ws, "20240101-000000-aaaaaa", hyp("a", nil))
+	r.MaxEventOutput = 1 << 20
+	chunk := strings.Repeat("y", 64<<10)
+	for i := 0; i < 200; i++ { // 12.5 MiB for a, a little for b
+		if err := r.AppendEvent(engine.Event{Kind: engine.KindOutput, Hyp: "a", Text: chunk}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.AppendEvent(engine.Event{Kind: engine.KindOutput, Hyp: "b", Text: "b's output\n"})
+	r.ev.Close()
+	fi, err := os.Stat(EventsPath(r.Dir))
+	if err != nil || fi.Size() > 1<<20+64<<10 {
+		t.Fatalf("event log is %d bytes: %v", fi.Size(), err)
+	}
+	evs, _ := ReadEvents(EventsPath(r.Dir))
+	last := evs[len(evs)-1]
+	if last.Hyp != "b" || !strings.Contains(evs[len(evs)-2].Text, "the rest is in its output log") {
+		t.Fatalf("events: %d, last %+v", len(evs), last)
+	}
+}
+
+// gc's sweep removes a --no-record scratch dir once its process is gone,
+// and never one whose process lives.
+func TestSweepScratch(t *testing.T) {
+	tmp := t.TempDir()
+	live, err := NewScratch(tmp, "20240101-000000.000-aaaaaa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, _ := NewScratch(tmp, "20240101-000000.000-bbbbbb")
+	b, _ := json.Marshal(Meta{PID: 1 << 30})
+	os.WriteFile(filepath.Join(dead, scratchOwner), b, 0o600)
+	other := filepath.Join(tmp, "shadow-demo-123")
+	os.Mkdir(other, 0o700)
+	removed, errs := SweepScratch([]string{tmp}, os.RemoveAll)
+	if len(errs) > 0 || len(removed) != 1 || removed[0] != dead {
+		t.Fatalf("removed %v %v", removed, errs)
+	}
+	for _, d := range []string{live, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("%s removed", d)
+		}
+	}
+}

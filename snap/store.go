@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/shadow-dev/shadow/engine"
 )
 
 // Store is the state root.
@@ -165,7 +167,18 @@ func (s Store) writeWorkspaceInfo(ws string) error {
 // AppendEvent appends one event to the run's log. Each line is written
 // with one write(2) on an O_APPEND file, so a follower never sees half of
 // a line from a live writer unless it crashed mid-write.
+//
+// The live output an event log carries is bounded per hypothesis
+// (MaxEventOutput): past it, one notice stands for the rest, which the
+// hypothesis's output log (itself capped) holds.
 func (r *Run) AppendEvent(v any) error {
+	if ev, ok := v.(engine.Event); ok && ev.Kind == engine.KindOutput {
+		var keep bool
+		if ev, keep = r.boundOutput(ev); !keep {
+			return nil
+		}
+		v = ev
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -222,4 +235,33 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// DefaultMaxEventOutput is the live output one hypothesis's events may
+// carry into a run's event log.
+const DefaultMaxEventOutput int64 = 4 << 20
+
+// boundOutput trims an output event to what is left of its hypothesis's
+// budget; false when nothing is.
+func (r *Run) boundOutput(ev engine.Event) (engine.Event, bool) {
+	max := r.MaxEventOutput
+	if max <= 0 {
+		max = DefaultMaxEventOutput
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.evOut == nil {
+		r.evOut = map[string]int64{}
+	}
+	used := r.evOut[ev.Hyp]
+	if used > max {
+		return ev, false
+	}
+	if used+int64(len(ev.Text)) > max {
+		ev.Text = ev.Text[:max-used] + fmt.Sprintf("\n[shadow: the event log records %s of live output per hypothesis; the rest is in its output log]\n", engine.FormatSize(max))
+		r.evOut[ev.Hyp] = max + 1
+		return ev, true
+	}
+	r.evOut[ev.Hyp] = used + int64(len(ev.Text))
+	return ev, true
 }

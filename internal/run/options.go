@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"github.com/shadow-dev/shadow/engine"
 	"io"
 	"time"
 )
@@ -34,6 +35,12 @@ type Options struct {
 	Keep     bool // keep what each command wrote in the run's record
 	Freeze   bool // run on a copy of the source files taken at the start
 	NoRecord bool // do not record the run in the state directory
+
+	// MaxOutput caps each hypothesis's stored output log (--max-output;
+	// 0 = engine.DefaultMaxOutput). MaxEditSize bounds one edit's content
+	// (--max-edit-size; 0 = engine.DefaultMaxEditSize).
+	MaxOutput   int64
+	MaxEditSize int64
 
 	// Confirm reruns the baseline and the leading candidate this many more
 	// times before naming a winner (--confirm N); 0 = the spec's.
@@ -164,5 +171,20 @@ func (v TimeoutValue) String() string {
 func (v TimeoutValue) Type() string { return "DUR" }
 func (v TimeoutValue) Set(s string) (err error) {
 	*v.D, err = ParseTimeout(s)
+	return err
+}
+
+// SizeValue is a --max-output / --max-edit-size flag's value (engine.ParseSize).
+type SizeValue struct{ N *int64 }
+
+func (v SizeValue) String() string {
+	if v.N == nil || *v.N == 0 {
+		return ""
+	}
+	return engine.FormatSize(*v.N)
+}
+func (v SizeValue) Type() string { return "SIZE" }
+func (v SizeValue) Set(s string) (err error) {
+	*v.N, err = engine.ParseSize(s)
 	return err
 }

@@ -77,12 +77,13 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		}
 	}
 	bases := &baseResolver{store: store, storeErr: storeErr, ws: ws, resolved: map[string]string{}}
-	hyps, err := engine.Resolve(spec, specDir, ws, bases.resolve)
+	lim := engine.Limits{MaxEditSize: o.MaxEditSize}
+	hyps, err := engine.Resolve(spec, specDir, ws, bases.resolve, lim)
 	if err != nil {
 		return nil, Usage("%v", err)
 	}
 	if o.Baseline {
-		if hyps, err = withBaseline(hyps, spec, specDir, ws); err != nil {
+		if hyps, err = withBaseline(hyps, spec, specDir, ws, lim); err != nil {
 			return nil, Usage("%v", err)
 		}
 	}
@@ -135,6 +136,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, notices: o.notices(),
 		jobsGiven: o.Jobs > 0 || spec.Jobs > 0}
 	p.cfg = engine.Config{
+		MaxOutput: o.MaxOutput,
 		Workspace: ws, Subdir: subdir, Command: command, Hyps: hyps, Jobs: jobs, Timeout: timeout,
 		Env: env, Net: string(net), Tmp: string(tmp), JUnit: spec.JUnit, Keep: o.Keep, Apply: o.Apply,
 		TestPaths: spec.TestPaths, AllowTestEdits: o.AllowTestEdits || spec.AllowTestEdits, Confirm: confirm,
@@ -166,13 +168,13 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 // withBaseline adds a hypothesis "baseline" with no edits of its own (the
 // spec's common part applies to it too), first, unless there is a baseline
 // or a hypothesis of that name.
-func withBaseline(hyps []engine.Hypothesis, spec *engine.Spec, specDir, ws string) ([]engine.Hypothesis, error) {
+func withBaseline(hyps []engine.Hypothesis, spec *engine.Spec, specDir, ws string, lim engine.Limits) ([]engine.Hypothesis, error) {
 	for _, h := range hyps {
 		if h.IsBaseline() || h.Name == "baseline" {
 			return hyps, nil
 		}
 	}
-	b, err := engine.ResolveBaseline(spec, specDir, ws)
+	b, err := engine.ResolveBaseline(spec, specDir, ws, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -45,15 +45,14 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 			return nil, err
 		}
 		cfg.RunID = rec.ID
+		rec.MaxEventOutput = cfg.MaxOutput / 4 // 0: snap's default
 		p.recordInputs(rec, &cfg)
 		cfg.LogDir = filepath.Join(rec.Dir, "hyps")
 		sinks = append([]func(engine.Event){func(ev engine.Event) { _ = rec.AppendEvent(ev) }}, sinks...)
 	} else {
-		// Under $TMPDIR/shadow-UID, which every sandbox masks (ShadowDirs).
-		if err := os.MkdirAll(overlay.TmpRoot(), 0o700); err != nil {
-			return nil, err
-		}
-		dir, err := os.MkdirTemp(overlay.TmpRoot(), "norecord-"+cfg.RunID+"-")
+		// Under $TMPDIR/shadow-UID, which every sandbox masks (ShadowDirs);
+		// `shadow gc` sweeps it once this process is gone.
+		dir, err := snap.NewScratch(overlay.TmpRoot(), cfg.RunID)
 		if err != nil {
 			return nil, err
 		}
