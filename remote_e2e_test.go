@@ -39,6 +39,12 @@ type remoteEnv struct {
 
 func newRemoteEnv(t *testing.T, names ...string) *remoteEnv {
 	t.Helper()
+	return newRemoteEnvWith(t, nil, names...)
+}
+
+// newRemoteEnvWith starts the nodes with extra sshd_config lines each.
+func newRemoteEnvWith(t *testing.T, sshdExtra map[string]string, names ...string) *remoteEnv {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("simulating remote nodes needs root: an sshd per node, each in its own mount namespace")
 	}
@@ -68,7 +74,7 @@ func newRemoteEnv(t *testing.T, names ...string) *remoteEnv {
 		r.nodes[name] = n
 		fmt.Fprintf(&cfg, "Host %s\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n",
 			name, n.port, filepath.Join(r.keys, "id"))
-		r.startNode(n)
+		r.startNode(n, sshdExtra[name])
 	}
 	// A Host nobody listens on: an unreachable node.
 	fmt.Fprintf(&cfg, "Host down\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  ConnectTimeout 5\n", freePort(t), filepath.Join(r.keys, "id"))
@@ -86,7 +92,7 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func (r *remoteEnv) startNode(n *sshNode) {
+func (r *remoteEnv) startNode(n *sshNode, extra string) {
 	t := r.t
 	conf := filepath.Join(r.keys, n.name+".sshd_config")
 	os.WriteFile(conf, []byte(fmt.Sprintf(`Port %d
@@ -102,10 +108,23 @@ KbdInteractiveAuthentication no
 MaxSessions 50
 MaxStartups 50
 LogLevel ERROR
-`, n.port, filepath.Join(r.keys, "host"), filepath.Join(r.keys, "authorized_keys"))), 0o600)
+%s
+`, n.port, filepath.Join(r.keys, "host"), filepath.Join(r.keys, "authorized_keys"), extra)), 0o600)
 	script := `set -e; for d in "$1" /root/.cache /root/.local/state; do mount -t tmpfs tmpfs "$d"; done; exec /usr/sbin/sshd -D -e -f "$2"`
 	n.cmd = exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", r.co, conf)
-	n.cmd.Stderr = os.Stderr
+	// sshd's own log, shown only when the test fails (the readiness
+	// probe's bare connections are logged too).
+	logf, err := os.Create(filepath.Join(r.keys, n.name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.cmd.Stderr = logf
+	t.Cleanup(func() {
+		logf.Close()
+		if b, _ := os.ReadFile(logf.Name()); t.Failed() && len(b) > 0 {
+			t.Logf("sshd log of %s:\n%s", n.name, b)
+		}
+	})
 	if err := n.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -459,4 +478,35 @@ func TestE2ERemoteNoNodeWorksExits3(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A node whose probe finds no overlay (user namespaces blocked there, as
+// SHADOW_TEST_NO_USERNS simulates) runs each hypothesis in its own copy of
+// the mirror, in parallel, and each result names that mode.
+func TestE2ERemoteNodeWithoutOverlayUsesItsBestSandbox(t *testing.T) {
+	r := newRemoteEnvWith(t, map[string]string{"n1": "SetEnv SHADOW_TEST_NO_USERNS=1"}, "n1")
+	r.write("v.txt", "bad\n", 0o644)
+	r.write("delay", "0\n", 0o644)
+	before := tree(t, r.ws)
+	spec := r.spec(map[string]any{"hypotheses": []any{hypWith("good", "0", "good"), hypWith("bad", "0", "")}})
+	out, stderr, code := r.shadowRemote("--headless", "--json", "--remote", "n1", "-C", r.ws, spec, "--", "sh", "-c", delayCheck)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	rep := r.report(out)
+	if rep.Winner == nil || *rep.Winner != "good" {
+		t.Fatalf("winner %v\n%s", rep.Winner, out)
+	}
+	for _, h := range rep.Hypotheses {
+		if h.Node != "n1" || h.Mode != "copy" {
+			t.Errorf("%s: node %q mode %q, want n1 in copy mode", h.Name, h.Node, h.Mode)
+		}
+	}
+	if got, _ := r.onNode("n1", "cat "+r.ws+"/v.txt"); got != "bad\n" {
+		t.Errorf("the mirror's v.txt is %q after the run", got)
+	}
+	if after := tree(t, r.ws); after != before {
+		t.Errorf("local checkout changed")
+	}
+	r.waitNodeIdle("n1")
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/inplace"
+	"github.com/shadow-dev/shadow/internal/clone"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -84,8 +85,8 @@ func nodeHold(ws string) int {
 	if err := setLock(f, unix.F_RDLCK); err != nil {
 		return fail(fmt.Errorf("share the mirror lock of %s: %w", ws, err))
 	}
-	_, v := nodeSandbox(store, ws)
-	if err := enc.Encode(holdReply{Mode: v.Mode, Reason: v.Reason, CPUs: runtime.NumCPU()}); err != nil {
+	sb, v := nodeSandbox(store, ws)
+	if err := enc.Encode(holdReply{Mode: sb.Mode(), Reason: v.Reason, CPUs: runtime.NumCPU()}); err != nil {
 		return 3
 	}
 	_, _ = io.Copy(io.Discard, in) // held until the run ends
@@ -103,8 +104,8 @@ func setLock(f *os.File, typ int16) error {
 }
 
 // nodeSandbox is this node's best sandbox for the mirror at ws, as its own
-// probe says: overlay shadows, else in place in the mirror (journaled and
-// restored, one at a time).
+// probe says: overlay shadows, else a copy of the mirror per hypothesis,
+// else in place in the mirror (journaled and restored, one at a time).
 func nodeSandbox(store snap.Store, ws string) (engine.Sandbox, overlay.Verdict) {
 	base := store.SandboxDir()
 	if rel, err := filepath.Rel(ws, base); err == nil && !strings.HasPrefix(rel, "..") {
@@ -113,8 +114,18 @@ func nodeSandbox(store snap.Store, ws string) (engine.Sandbox, overlay.Verdict) 
 	// The cache is keyed by the binary: its path holds its sha256.
 	exe, _ := os.Executable()
 	v := overlay.CachedProbe(base, store.ProbeCache(), "node:"+exe)
+	// Like local runs, the command sees none of shadow's own state here,
+	// nor the binaries it brought (one it replaced would run as the next
+	// run's node side).
+	hidden := []string{store.Root, overlay.TmpRoot()}
+	if bin := filepath.Dir(filepath.Dir(exe)); filepath.Base(bin) == "bin" && filepath.Base(filepath.Dir(bin)) == "shadow" {
+		hidden = append(hidden, bin)
+	}
 	if v.Mode == "overlay" {
-		return overlay.New(v.Upper, v.Options).Mask(store.Root, overlay.TmpRoot()), v
+		return overlay.New(v.Upper, v.Options).Mask(hidden...), v
+	}
+	if cb := clone.Base(store.SandboxDir(), ws); clone.Usable(cb, ws) == nil {
+		return clone.New(cb, clone.Options{Exclude: hidden}), v
 	}
 	return inplace.New(store.WorkspaceDir(ws), io.Discard), v
 }
