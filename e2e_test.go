@@ -26,6 +26,7 @@ import (
 // The test binary doubles as the shadow binary: with SHADOW_E2E_MAIN=1 it
 // runs main's dispatch, and as argv[0] shadow-sandbox-init it is the init.
 func TestMain(m *testing.M) {
+	maybeSeccompE2E() // copy_e2e_test.go: shadow under Docker's namespace rules
 	overlay.MaybeInit()
 	clone.MaybeHelper()
 	remote.MaybeNode()

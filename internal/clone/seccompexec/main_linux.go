@@ -1,15 +1,8 @@
-// Command seccompexec installs a seccomp filter that forbids new
-// namespaces the way Docker's and Kubernetes' default profile does, then
-// executes a command under it. The copy-mode tests run shadow through it,
-// so that the probe meets a real seccomp refusal rather than a test hook.
+// Command seccompexec runs a command under dockerseccomp's filter: new
+// namespaces forbidden as in a Docker or Kubernetes container's default
+// seccomp profile.
 //
 //	seccompexec COMMAND [ARG...]
-//
-// Under the filter, unshare(2) and setns(2) fail with EPERM, clone(2) with
-// any CLONE_NEW* flag fails with EPERM, and clone3(2) fails with ENOSYS
-// (Docker answers ENOSYS so that libc falls back to clone, whose flags a
-// classic BPF filter can see: clone3's are behind a pointer).
-// /proc/self/status then shows "Seccomp: 2".
 package main
 
 import (
@@ -18,15 +11,9 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
-	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/shadow-dev/shadow/internal/clone/dockerseccomp"
 )
-
-// cloneNewMask is Docker's: CLONE_NEWNS|CLONE_NEWCGROUP|CLONE_NEWUTS|
-// CLONE_NEWIPC|CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNET (default.json's
-// clone rule allows only flags with none of these set).
-const cloneNewMask = 0x7E020000
 
 func main() {
 	if len(os.Args) < 2 {
@@ -34,7 +21,7 @@ func main() {
 		os.Exit(2)
 	}
 	runtime.LockOSThread()
-	if err := install(); err != nil {
+	if err := dockerseccomp.Install(); err != nil {
 		fmt.Fprintln(os.Stderr, "seccompexec:", err)
 		os.Exit(125)
 	}
@@ -46,56 +33,4 @@ func main() {
 	err = syscall.Exec(path, os.Args[1:], os.Environ())
 	fmt.Fprintln(os.Stderr, "seccompexec: exec:", err)
 	os.Exit(126)
-}
-
-func install() error {
-	arch, ok := auditArch[runtime.GOARCH]
-	if !ok {
-		return fmt.Errorf("no filter for %s", runtime.GOARCH)
-	}
-	const (
-		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
-		ret  = unix.BPF_RET | unix.BPF_K
-		// struct seccomp_data: nr at 0, arch at 4, args[0] at 16 (its
-		// low 32 bits first on a little-endian machine).
-		offNr, offArch, offArg0 = 0, 4, 16
-	)
-	allow := uint32(unix.SECCOMP_RET_ALLOW)
-	eperm := uint32(unix.SECCOMP_RET_ERRNO) | uint32(unix.EPERM)
-	enosys := uint32(unix.SECCOMP_RET_ERRNO) | uint32(unix.ENOSYS)
-	// Jump offsets count from the next instruction; the comments give the
-	// index each one lands on.
-	prog := []unix.SockFilter{
-		{Code: ld, K: offArch},                               // 0
-		{Code: jeq, K: arch, Jt: 0, Jf: 7},                   // 1: another ABI -> 9
-		{Code: ld, K: offNr},                                 // 2
-		{Code: jeq, K: uint32(unix.SYS_CLONE3), Jt: 7},       // 3: -> 11
-		{Code: jeq, K: uint32(unix.SYS_UNSHARE), Jt: 5},      // 4: -> 10
-		{Code: jeq, K: uint32(unix.SYS_SETNS), Jt: 4},        // 5: -> 10
-		{Code: jeq, K: uint32(unix.SYS_CLONE), Jt: 0, Jf: 2}, // 6: other -> 9
-		{Code: ld, K: offArg0},                               // 7
-		{Code: jset, K: cloneNewMask, Jt: 1, Jf: 0},          // 8: -> 10 / 9
-		{Code: ret, K: allow},                                // 9
-		{Code: ret, K: eperm},                                // 10
-		{Code: ret, K: enosys},                               // 11
-	}
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	// A filter may only be installed by a process that cannot gain
-	// privileges by execve (seccomp(2)).
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("PR_SET_NO_NEW_PRIVS: %w", err)
-	}
-	// TSYNC: every thread of this Go process gets the filter, whichever
-	// one ends up calling execve.
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); e != 0 {
-		return fmt.Errorf("seccomp(SECCOMP_SET_MODE_FILTER): %w", e)
-	}
-	return nil
-}
-
-var auditArch = map[string]uint32{
-	"amd64": unix.AUDIT_ARCH_X86_64,
-	"arm64": unix.AUDIT_ARCH_AARCH64,
 }
