@@ -17,7 +17,9 @@ import (
 // upper dir, its log, the records) and plants a file in each, in the three
 // places those directories can be: the state dir at $XDG_STATE_HOME, the
 // $TMPDIR fallback for upper dirs (the state dir lies inside the
-// workspace), and a --no-record run's logs under $TMPDIR.
+// workspace), and a --no-record run's logs under $TMPDIR. It also
+// overwrites every file it finds there: apply must still write exactly
+// what the honest one proposed.
 func TestE2EHostileHypothesisReachesNoShadowDir(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -50,6 +52,7 @@ func TestE2EHostileHypothesisReachesNoShadowDir(t *testing.T) {
 					for u in $(sed -n 's/.*upperdir=\([^,]*\).*/\1/p' /proc/self/mountinfo); do
 						grep -rl "SECRET""-OF-A" "$u" 2>/dev/null | sed 's/^/LEAK /'
 					done
+					find %[1]q %[2]q -type f 2>/dev/null | while read f; do printf PWNED > "$f" 2>/dev/null; done
 					find %[1]q %[2]q -type d 2>/dev/null | while read d; do echo x > "$d/PLANTED-B" 2>/dev/null; done
 					echo "1 passed, 0 failed"
 				else
@@ -88,6 +91,19 @@ func TestE2EHostileHypothesisReachesNoShadowDir(t *testing.T) {
 			}
 			if after := wsTree(t, e.ws); after != before {
 				t.Errorf("workspace changed:\n%s\n---\n%s", before, after)
+			}
+			if c.extraFlags != nil {
+				return // nothing recorded to apply
+			}
+			// The record b tried to overwrite: apply writes exactly what a
+			// proposed.
+			ap := e.cmd("apply", r.Run+"/a", "-C", e.ws)
+			ap.Env = append(ap.Env, "XDG_STATE_HOME="+state, "TMPDIR="+tmp)
+			if out, err := ap.CombinedOutput(); err != nil {
+				t.Fatalf("apply a: %v\n%s", err, out)
+			}
+			if b, _ := os.ReadFile(filepath.Join(e.ws, "fix.txt")); string(b) != secret+"\n" {
+				t.Errorf("apply wrote %q, a proposed %q", b, secret+"\n")
 			}
 		})
 	}

@@ -54,10 +54,6 @@ func runInit() int {
 		report(st)
 		return 125
 	}
-	if cfg.Probe {
-		report(st)
-		return 0
-	}
 	// The init's own cwd was the real directory under the mount (it
 	// inherited shadow's); move it into the shadow so nothing reached
 	// through the init leads to the checkout.
@@ -70,6 +66,13 @@ func runInit() int {
 		st.Stage, st.Error, st.Errno = "drop privileges", err.Error(), errnoName(err)
 		report(st)
 		return 125
+	}
+	// The probe goes as far as a real run does, short of the command: a
+	// machine where the masks or the privilege drop fail is not one where
+	// overlay shadows work.
+	if cfg.Probe {
+		report(st)
+		return 0
 	}
 	exit, sig, err := runCommand(&cfg)
 	if err != nil {
