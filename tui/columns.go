@@ -46,7 +46,16 @@ func renderColumns(st Styles, rv *runView, sel, off, w, h int, now time.Time, fr
 	if rv == nil || len(rv.hyps) == 0 {
 		return fit(st.Dim.Render("waiting for the run to start…"), w, h)
 	}
-	n := len(rv.hyps)
+	return renderColumnsOf(st, rv, rv.hyps, sel, off, w, h, now, frame)
+}
+
+// renderColumnsOf draws hyps (in that order) side by side; sel and off
+// index hyps.
+func renderColumnsOf(st Styles, rv *runView, hyps []*hypState, sel, off, w, h int, now time.Time, frame int) string {
+	n := len(hyps)
+	if n == 0 || h <= 0 {
+		return fit("", w, h)
+	}
 	vis := visibleCols(w, n)
 	off = clamp(off, 0, max(n-vis, 0))
 	end := min(off+vis, n)
@@ -58,7 +67,7 @@ func renderColumns(st Styles, rv *runView, sel, off, w, h int, now time.Time, fr
 		if i-off < extra {
 			cw++
 		}
-		c := colView{st: st, h: rv.hyps[i], selected: i == sel, winner: rv.winner() == rv.hyps[i].name,
+		c := colView{st: st, h: hyps[i], selected: i == sel, winner: rv.winner() == hyps[i].name,
 			now: now, frame: frame, color: st.color}
 		blocks = append(blocks, c.render(cw, h))
 	}
@@ -181,16 +190,29 @@ func (c colView) outputRows(w, room int) []string {
 		return nil
 	}
 	recent := c.h.out.last(ringCap)
-	var key []string
-	for _, k := range keyLines(recent, room) {
-		key = append(key, wrapLines(c.st.Failed.UnsetBold().Render(k), w)...)
-	}
 	keyRoom := room
 	if len(recent) > 0 && room >= 6 {
 		keyRoom = room * 2 / 3
 	}
-	if len(key) > keyRoom { // the newest failures
-		key = key[len(key)-keyRoom:]
+	// Whole failures, the newest that fit: a wrapped message is never
+	// shown without its start.
+	var items [][]string
+	total := 0
+	for _, k := range keyLines(recent, room) {
+		it := wrapStyled(k, w, c.st.Failed.UnsetBold().Render)
+		items = append(items, it)
+		total += len(it)
+	}
+	for len(items) > 1 && total > keyRoom {
+		total -= len(items[0])
+		items = items[1:]
+	}
+	var key []string
+	for _, it := range items {
+		key = append(key, it...)
+	}
+	if len(key) > keyRoom { // one failure longer than the room: its start
+		key = key[:keyRoom]
 	}
 	rows := key
 	if rest := room - len(rows); rest > 0 {

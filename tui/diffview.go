@@ -167,7 +167,7 @@ func (m *Model) detailLines(h *hypState, w int) []string {
 	if key := keyLines(tail, 12); len(key) > 0 {
 		out = append(out, "", st.Bold.Render("why "+h.name+" failed"))
 		for _, k := range key {
-			out = append(out, wrapLines(st.Failed.UnsetBold().Render(k), w)...)
+			out = append(out, wrapStyled(k, w, st.Failed.UnsetBold().Render)...)
 		}
 	}
 	out = append(out, "", st.Bold.Render("output tail of "+h.name))

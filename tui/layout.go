@@ -27,7 +27,7 @@ type layout struct {
 	help    []string
 	status  bool // a status or prompt line above the help
 	bodyH   int
-	colsH   int // live columns
+	colsH   int // live columns; in the results, the columns below the diff
 	lbH     int // leaderboard
 	detailH int // diff pane, rule excluded; its last row is the ▼ marker when cut
 	tlH     int // timeline
@@ -93,9 +93,15 @@ func (m *Model) relayout() {
 			compact = min(4, full)
 		}
 		l.lbH = clamp(bh-1-D, compact, full)
-		if bh-l.lbH-1 < 3 { // no room for a diff: the leaderboard alone
+		switch {
+		case bh-l.lbH-1 < 3: // no room for a diff: the leaderboard alone
 			l.lbH = bh
-		} else {
+		case bh-l.lbH-1-D >= 12:
+			// A tall screen: below the whole diff, each hypothesis's
+			// column, for why the others failed.
+			l.detailH = D
+			l.colsH = bh - l.lbH - 1 - D - 1
+		default:
 			l.detailH = bh - l.lbH - 1
 		}
 	case m.focus == paneColumns:

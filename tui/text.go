@@ -92,5 +92,22 @@ func wrapLines(s string, w int) []string {
 	if ansi.StringWidth(s) <= w {
 		return []string{s}
 	}
-	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
+	for i, l := range lines {
+		// A break at a space may leave it at the line's end, one cell
+		// over the width.
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(strings.TrimRight(ansi.Strip(l), " "), w, "")
+		}
+	}
+	return lines
+}
+
+// wrapStyled wraps plain text to w cells and then styles each line.
+func wrapStyled(s string, w int, style func(...string) string) []string {
+	lines := wrapLines(s, w)
+	for i, l := range lines {
+		lines[i] = style(strings.TrimRight(l, " "))
+	}
+	return lines
 }

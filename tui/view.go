@@ -202,6 +202,19 @@ func (m *Model) body(l layout, now time.Time) string {
 		if l.detailH > 0 {
 			parts = append(parts, m.detailRule(w), m.detail(l))
 		}
+		if l.kind == bodyResults && l.colsH > 0 {
+			// In rank order, as the leaderboard and ←/→ go.
+			rows := rv.ranked()
+			at := 0
+			for i, r := range rows {
+				if r.name == sel {
+					at = i
+				}
+			}
+			off := scrollCols(0, at, visibleCols(w, len(rows)), len(rows))
+			parts = append(parts, m.rule("every hypothesis, in rank order", "", w),
+				renderColumnsOf(st, rv, rows, at, off, w, l.colsH, now, m.frameN))
+		}
 	case bodyDiff:
 		parts = append(parts, m.detailRule(w), m.detail(l))
 	case bodyTimeline:
