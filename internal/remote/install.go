@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,54 +62,63 @@ type nodeFacts struct {
 
 // factsScript prints the node's OS, machine, the cache dir and whether our
 // binary is in it, and makes the mirror's directory. $1 is the sha256, $2
-// the name a build for another platform would have, $3 the mirror.
+// the name a build for another platform would have, $3 the mirror. With
+// $4 = hold and our binary there, the same session goes on as the node's
+// hold (one session less on every run but the first).
 const factsScript = `uname -s; uname -m
 d="${XDG_CACHE_HOME:-$HOME/.cache}/shadow/bin"; case "$d" in /*) ;; *) d="$PWD/$d";; esac; echo "$d"
 if [ -x "$d/$1/shadow" ]; then echo present; else echo absent; fi
 if [ -x "$d/$2/shadow" ]; then echo foreign; else echo none; fi
-mkdir -p -- "$3" || exit 7`
+mkdir -p -- "$3" || exit 7
+if [ "$4" = hold ] && [ -x "$d/$1/shadow" ]; then exec "$d/$1/shadow" ` + NodeArg + ` hold "$3"; fi`
 
-func (c *Client) facts(ctx context.Context, dest, mirror, version string) (nodeFacts, string, error) {
-	_, sum, err := selfBinary()
-	if err != nil {
-		return nodeFacts{}, "", fmt.Errorf("read this shadow binary: %w", err)
-	}
-	var f nodeFacts
-	cmd := c.Command(dest, "sh", "-c", factsScript, "sh", sum, "", mirror)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	err = runCtx(ctx, cmd)
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if err != nil && len(lines) == 5 {
-		return f, "", fmt.Errorf("cannot create the mirror directory %s there (%s): give --remote-dir a directory the node user may write", mirror, strings.TrimSpace(stderr.String()))
-	}
-	if err != nil || len(lines) < 5 {
-		return f, "", fmt.Errorf("%v: %s", err, lastLines(stderr.String(), 3))
+// factsLines is how many lines factsScript prints before a hold's replies.
+const factsLines = 5
+
+// parseFacts reads factsScript's lines. bin is our binary's path there
+// (present or not) and native whether this binary can run there.
+func parseFacts(lines []string, sum string) (f nodeFacts, bin string, native bool, err error) {
+	if len(lines) < factsLines {
+		return f, "", false, errors.New("the node printed too little")
 	}
 	f.os = strings.ToLower(strings.TrimSpace(lines[0]))
 	f.arch = unameArch[strings.TrimSpace(lines[1])]
 	f.cacheDir = strings.TrimSpace(lines[2])
 	f.present = strings.TrimSpace(lines[3]) == "present"
+	f.foreign = strings.TrimSpace(lines[4]) == "foreign"
 	if f.os != "linux" {
-		return f, "", fmt.Errorf("it runs %s; remote nodes must be Linux", strings.TrimSpace(lines[0]))
+		return f, "", false, fmt.Errorf("it runs %s; remote nodes must be Linux", strings.TrimSpace(lines[0]))
 	}
-	bin := f.cacheDir + "/" + sum + "/shadow"
-	if f.os != runtime.GOOS || f.arch != runtime.GOARCH {
-		// Our binary cannot run there: a build for it must be put in place.
-		name := "v" + version + "-" + f.os + "-" + f.arch
-		foreign := c.Command(dest, "sh", "-c", factsScript, "sh", sum, name, mirror)
-		out.Reset()
-		foreign.Stdout = &out
-		if runCtx(ctx, foreign) == nil && strings.Contains(out.String(), "\nforeign") {
-			return f, f.cacheDir + "/" + name + "/shadow", nil
+	return f, f.cacheDir + "/" + sum + "/shadow", f.os == runtime.GOOS && f.arch == runtime.GOARCH, nil
+}
+
+// binary makes sure a shadow that can run there is there and returns its
+// path: ours, copied over when missing, or for another platform a build
+// the user put in place (asked for by name when there is none).
+func (c *Client) binary(ctx context.Context, dest, mirror, version string, f nodeFacts, native bool) (string, error) {
+	_, sum, err := selfBinary()
+	if err != nil {
+		return "", err
+	}
+	if native {
+		if !f.present {
+			if err := c.install(ctx, dest, f.cacheDir+"/"+sum); err != nil {
+				return "", err
+			}
 		}
-		return f, "", fmt.Errorf("it is %s/%s and this shadow is %s/%s, so it cannot bring itself: build shadow %s for it (GOOS=%s GOARCH=%s go build -o shadow .) and copy it there to %s/%s/shadow",
-			f.os, f.arch, runtime.GOOS, runtime.GOARCH, version, f.os, f.arch, f.cacheDir, name)
+		return f.cacheDir + "/" + sum + "/shadow", nil
 	}
-	if f.present {
-		return f, bin, nil
+	name := "v" + version + "-" + f.os + "-" + f.arch
+	var out bytes.Buffer
+	cmd := c.Command(dest, "sh", "-c", factsScript, "sh", sum, name, mirror)
+	cmd.Stdout = &out
+	if runCtx(ctx, cmd) == nil {
+		if g, _, _, err := parseFacts(strings.Split(strings.TrimSpace(out.String()), "\n"), sum); err == nil && g.foreign {
+			return f.cacheDir + "/" + name + "/shadow", nil
+		}
 	}
-	return f, bin, c.install(ctx, dest, f.cacheDir+"/"+sum)
+	return "", fmt.Errorf("it is %s/%s and this shadow is %s/%s, so it cannot bring itself: build shadow %s for it (GOOS=%s GOARCH=%s go build -o shadow .) and copy it there to %s/%s/shadow",
+		f.os, f.arch, runtime.GOOS, runtime.GOARCH, version, f.os, f.arch, f.cacheDir, name)
 }
 
 // installScript writes stdin to a temporary name in $1 and renames it into

@@ -222,29 +222,48 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 		return fmt.Errorf("cannot be reached: %w", err)
 	}
 	n.master = m
-	_, bin, err := s.client.facts(ctx, n.name, s.dir, s.o.Version)
+	_, sum, err := selfBinary()
+	if err != nil {
+		return fmt.Errorf("read this shadow binary: %w", err)
+	}
+	// First session: the node's facts, then (our binary being there
+	// already) the hold itself.
+	hold, in, out, stderr, err := s.startHold(s.client.Command(n.name, "sh", "-c", factsScript, "sh", sum, "", s.dir, "hold"))
 	if err != nil {
 		return err
+	}
+	var lines []string
+	for len(lines) < factsLines {
+		l, rerr := out.ReadString('\n')
+		if rerr != nil {
+			break
+		}
+		lines = append(lines, l)
+	}
+	f, bin, native, ferr := parseFacts(lines, sum)
+	if ferr != nil || !f.present || !native {
+		in.Close()
+		_, _ = io.Copy(io.Discard, out)
+		werr := hold.Wait()
+		if ee, ok := werr.(*exec.ExitError); ok && ee.ExitCode() == 7 {
+			return fmt.Errorf("cannot create the mirror directory %s there (%s): give --remote-dir a directory the node user may write", s.dir, strings.TrimSpace(stderr.String()))
+		}
+		if ferr != nil {
+			return fmt.Errorf("%v: %v %s", ferr, werr, lastLines(stderr.String(), 3))
+		}
+		if bin, err = s.client.binary(ctx, n.name, s.dir, s.o.Version, f, native); err != nil {
+			return err
+		}
+		if hold, in, out, stderr, err = s.startHold(s.client.Command(n.name, bin, NodeArg, "hold", s.dir)); err != nil {
+			return err
+		}
 	}
 	n.bin = bin
-	hold := s.client.Command(n.name, bin, NodeArg, "hold", s.dir)
-	in, err := hold.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := hold.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	stderr := &tailBuffer{max: 4096}
-	hold.Stderr = stderr
-	if err := hold.Start(); err != nil {
-		return err
-	}
 	n.hold, n.holdIn, n.holdDone = hold, in, make(chan struct{})
 	replies := make(chan holdReply, 2)
 	go func() {
 		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var r holdReply
 			if json.Unmarshal(sc.Bytes(), &r) == nil {
@@ -319,6 +338,25 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 	s.syncs = append(s.syncs, sync)
 	s.mu.Unlock()
 	return nil
+}
+
+// startHold starts a node's hold session (cmd), its stdout read through
+// a bufio.Reader.
+func (s *Sandbox) startHold(cmd *exec.Cmd) (*exec.Cmd, io.WriteCloser, *bufio.Reader, *tailBuffer, error) {
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	stderr := &tailBuffer{max: 4096}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return cmd, in, bufio.NewReader(out), stderr, nil
 }
 
 // markDead takes a node out of the schedule, once, and says so.
