@@ -197,3 +197,20 @@ func (s scanWatch) Stop(known map[string]FileState) []string {
 	}
 	return kept
 }
+
+// resolvePaths resolves symlinks in the workspace and exclude paths: a
+// watch (and a walk) does not follow a symlink, and a workspace reached
+// through one is still the directory it names.
+func resolvePaths(workspace string, exclude []string) (string, []string) {
+	if r, err := filepath.EvalSymlinks(workspace); err == nil {
+		workspace = r
+	}
+	out := make([]string, len(exclude))
+	for i, e := range exclude {
+		out[i] = e
+		if r, err := filepath.EvalSymlinks(e); err == nil {
+			out[i] = r
+		}
+	}
+	return workspace, out
+}

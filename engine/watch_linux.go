@@ -5,6 +5,7 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"sort"
@@ -21,6 +22,7 @@ import (
 // (fs.inotify.max_user_watches) is too low for the checkout, it falls back
 // to scanning the sources at start and at the end.
 func StartStaleWatch(workspace string, exclude ...string) StaleWatch {
+	workspace, exclude = resolvePaths(workspace, exclude)
 	w, err := startInotify(workspace, exclude)
 	if err != nil {
 		return scanWatch{st: ScanSources(workspace, exclude...), workspace: workspace}
@@ -39,8 +41,9 @@ const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN
 	unix.IN_EXCL_UNLINK | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
 
 // maxWatches bounds the directories one run watches, below the kernel's
-// own limit, which every inotify user of the same uid shares.
-const maxWatches = 200000
+// own limit, which every inotify user of the same uid shares (and each
+// watched directory's inode stays cached while watched).
+const maxWatches = 100000
 
 var errWatchLimit = errors.New("inotify watch limit reached")
 
@@ -215,6 +218,9 @@ func (w *inotifyWatch) watchDir(rel string, created bool, dents []byte) ([]strin
 	wd, err := unix.InotifyAddWatch(w.fd, abs, watchMask)
 	if errors.Is(err, unix.ENOSPC) {
 		return nil, errWatchLimit
+	}
+	if err != nil && rel == "" {
+		return nil, fmt.Errorf("watch %s: %w", abs, err) // not a directory we can watch: fall back to a scan
 	}
 	if err != nil {
 		return nil, nil // gone, or unreadable: no sources to follow there

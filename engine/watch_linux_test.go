@@ -305,3 +305,22 @@ func TestWatchDirectoryMovedOut(t *testing.T) {
 		}
 	})
 }
+
+// A workspace reached through a symlink is watched where it lies (the
+// watch does not follow symlinks); a root that cannot be watched at all
+// falls back to the scans, never to no detection.
+func TestWatchSymlinkedRootAndFallback(t *testing.T) {
+	w := newStaleWS(t, false, map[string]string{"a": "a\n"})
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(w.dir, link); err != nil {
+		t.Fatal(err)
+	}
+	sw := StartStaleWatch(link)
+	mustInotify(t, sw)
+	w.write("a", "changed\n")
+	w.check(sw, nil, "a")
+
+	if _, err := startInotify(filepath.Join(w.dir, "a"), nil); err == nil {
+		t.Errorf("a file as the root: no error")
+	}
+}
