@@ -17,6 +17,8 @@ import (
 	"github.com/shadow-dev/shadow/internal/fsutil"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/records"
+	"github.com/shadow-dev/shadow/overlay"
 )
 
 // specFile writes a spec under its own name (concurrent runs need several).
@@ -31,8 +33,8 @@ func (e *env) specFile(name string, v any) string {
 }
 
 type snapLogDoc struct {
-	Schema string     `json:"schema"`
-	Runs   []logEntry `json:"runs"`
+	Schema string            `json:"schema"`
+	Runs   []records.Summary `json:"runs"`
 }
 
 func (e *env) log() snapLogDoc {
@@ -313,11 +315,11 @@ func TestSnapKeepShowsWrittenAndApply(t *testing.T) {
 	out, _, _ = e.shadow("show", "--json", "-C", e.ws, "@last/fix")
 	var doc struct {
 		Kept    bool
-		Written []upperEntry
+		Written []overlay.UpperEntry
 	}
 	json.Unmarshal([]byte(out), &doc)
 	got := fmt.Sprint(doc.Written)
-	if !doc.Kept || got != "[{build/out.o file 2 false} {old.txt deleted 0 false}]" {
+	if !doc.Kept || got != "[{build/out.o file 2} {old.txt deleted 0}]" {
 		t.Errorf("written: %v\n%s", got, out)
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -53,6 +54,10 @@ type LogHyp struct {
 	Tests  *engine.Tests `json:"tests"`
 }
 
+// mcpLogWindow bounds how much of a hypothesis's log shadow_show reads to
+// find its last lines.
+const mcpLogWindow = 4 << 20
+
 // ShowHypDoc is shadow_show's structured result for RUN/HYP.
 type ShowHypDoc struct {
 	Run    string         `json:"run"`
@@ -61,6 +66,18 @@ type ShowHypDoc struct {
 	Output string         `json:"output"` // the last lines of the full output
 	// OutputTrimmed: earlier lines are left out (the full log is Result.Log).
 	OutputTrimmed bool `json:"output_trimmed"`
+}
+
+// logRunOf is a run's summary (records.Summarize) with its finished
+// hypotheses' statuses and counts.
+func logRunOf(r *snap.RunInfo) LogRun {
+	e := records.Summarize(r)
+	lr := LogRun{Run: e.Run, State: e.State, StartedAt: e.StartedAt, Command: e.Command, Subdir: e.Subdir,
+		Mode: e.Mode, DurationMS: e.DurationMS, Winner: e.Winner, Cancelled: e.Cancelled, Stale: e.Stale, Hypotheses: []LogHyp{}}
+	for _, h := range r.Results {
+		lr.Hypotheses = append(lr.Hypotheses, LogHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
+	}
+	return lr
 }
 
 // workspaceOf resolves a tool's optional cwd to the workspace.
@@ -110,19 +127,9 @@ func (s *Server) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	b.WriteString(" (oldest first):\n")
 	for _, id := range ids[first:] {
 		r := snap.ReadRun(store.RunDir(ws, id))
-		lr := LogRun{Run: id, State: r.State, Hypotheses: []LogHyp{}}
-		if r.Meta != nil {
-			lr.StartedAt, lr.Command, lr.Subdir = r.Meta.StartedAt, r.Meta.Command, r.Meta.Subdir
-		}
-		if rep := r.Report; rep != nil {
-			lr.StartedAt, lr.Command, lr.Subdir = rep.StartedAt, rep.Command, rep.Subdir
-			lr.Mode, lr.DurationMS, lr.Winner, lr.Cancelled, lr.Stale = rep.Mode, rep.DurationMS, rep.Winner, rep.Cancelled, rep.Stale
-		}
-		for _, h := range r.Results {
-			lr.Hypotheses = append(lr.Hypotheses, LogHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
-		}
+		lr := logRunOf(r)
 		doc.Runs = append(doc.Runs, lr)
-		fmt.Fprintf(&b, "%s  %-11s  %s", id, r.State, shellQuote(lr.Command))
+		fmt.Fprintf(&b, "%s  %-11s  %s", id, r.State, records.Quote(lr.Command))
 		if lr.Winner != nil {
 			fmt.Fprintf(&b, "  winner %s", *lr.Winner)
 		} else if r.State == snap.StateFinished {
@@ -158,8 +165,8 @@ func (s *Server) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	_, hyp, isHyp := strings.Cut(in.Ref, "/")
-	r, err := findRecord(store, ws, in.Ref, isHyp)
+	isHyp := strings.Contains(in.Ref, "/")
+	r, hyp, err := records.Find(store, ws, in.Ref)
 	if err != nil {
 		return toolError("ref: %v", err), nil
 	}
@@ -167,13 +174,13 @@ func (s *Server) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if !isHyp {
 		return showRun(r), nil
 	}
-	res := resultNamed(r, hyp)
+	res := records.Result(r, hyp)
 	if res == nil {
 		return toolError("ref: run %s has no finished hypothesis %q", id, hyp), nil
 	}
 	doc := ShowHypDoc{Run: id, State: r.State, Result: res}
 	var b strings.Builder
-	fmt.Fprintf(&b, "run %s, hypothesis %s: %s\n", id, res.Name, resultLine(res))
+	fmt.Fprintf(&b, "run %s, hypothesis %s: %s\n", id, res.Name, records.ResultLine(res))
 	if res.Error != nil {
 		fmt.Fprintf(&b, "error: %s\n", *res.Error)
 	}
@@ -216,31 +223,14 @@ func showRun(r *snap.RunInfo) *mcp.CallToolResult {
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s is %s: no report", r.ID, r.State)
 	if r.Meta != nil {
-		fmt.Fprintf(&b, " (%s, started %s)", shellQuote(r.Meta.Command), r.Meta.StartedAt.Format(time.RFC3339))
+		fmt.Fprintf(&b, " (%s, started %s)", records.Quote(r.Meta.Command), r.Meta.StartedAt.Format(time.RFC3339))
 	}
 	b.WriteString("\n")
-	doc := LogRun{Run: r.ID, State: r.State, Hypotheses: []LogHyp{}}
-	if r.Meta != nil {
-		doc.StartedAt, doc.Command, doc.Subdir = r.Meta.StartedAt, r.Meta.Command, r.Meta.Subdir
-	}
+	doc := logRunOf(r)
 	for _, h := range r.Results {
-		doc.Hypotheses = append(doc.Hypotheses, LogHyp{Name: h.Name, Status: h.Status, Tests: h.Tests})
-		fmt.Fprintf(&b, "  %s %s\n", h.Name, resultLine(h))
+		fmt.Fprintf(&b, "  %s %s\n", h.Name, records.ResultLine(h))
 	}
 	return toolResult(b.String(), doc)
-}
-
-// shellQuote shows a command the way a shell would need it.
-func shellQuote(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-			out[i] = a
-		} else {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
 }
 
 // recordsOf is the workspace a tool call's cwd names and the store that

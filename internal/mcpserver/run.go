@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/internal/run"
 )
 
@@ -213,7 +214,7 @@ func startProgress(ctx context.Context, req *mcp.CallToolRequest, hyps int) prog
 		case engine.KindHypStarted:
 			msg = ev.Hyp + " started"
 		case engine.KindHypFinished:
-			msg = ev.Hyp + " " + resultLine(ev.Result)
+			msg = ev.Hyp + " " + records.ResultLine(ev.Result)
 		default:
 			return
 		}
@@ -224,17 +225,6 @@ func startProgress(ctx context.Context, req *mcp.CallToolRequest, hyps int) prog
 		}
 	}
 	return progress{sink: sink, finish: func() { close(queue); <-done }}
-}
-
-func resultLine(r *engine.Result) string {
-	if r == nil {
-		return "finished"
-	}
-	s := fmt.Sprintf("%s in %.1fs", r.Status, float64(r.DurationMS)/1000)
-	if r.Tests != nil {
-		s += fmt.Sprintf(" (%d passed, %d failed)", r.Tests.Passed, r.Tests.Failed)
-	}
-	return s
 }
 
 // modelReport is the text report sized for a model's context: the

@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -236,22 +237,7 @@ func (s *Server) toolProbe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		_ = os.Remove(store.ProbeCache())
 	}
 	v := overlay.CachedProbe(store.SandboxDir(), store.ProbeCache(), s.version)
-	return toolResult(verdictText(v), v), nil
-}
-
-func verdictText(v overlay.Verdict) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "mode: %s\nwhy:  %s\n", v.Mode, v.Reason)
-	if v.Mode == "overlay" {
-		fmt.Fprintf(&b, "upper dirs: %s\n", v.Upper)
-		if !v.Proc {
-			b.WriteString("note: a fresh /proc could not be mounted; commands see the outer process list\n")
-		}
-	}
-	if v.Fix != "" {
-		fmt.Fprintf(&b, "fix:  %s\n", v.Fix)
-	}
-	return b.String()
+	return toolResult(records.ProbeText(v, ""), v), nil
 }
 
 func defaultStore() (snap.Store, error) {

@@ -1,37 +1,40 @@
-package main
+package cli
 
 import (
-	"flag"
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/shadow-dev/shadow/internal/run"
 )
 
 // runFlags are the flags of a run (DESIGN.md §1): the run service's
-// options, and how the result is shown. A new run option is a field of
-// run.Options and one line here.
+// options, and how the result is shown. They are defined here and only
+// here (the root command, tui and demo share them): a new run option is a
+// field of run.Options and one line in register.
 type runFlags struct {
 	opts         run.Options
 	headless     bool
 	json, events bool
 }
 
-func (f *runFlags) register(fs *flag.FlagSet) {
+func (f *runFlags) register(fs *pflag.FlagSet) {
 	o := &f.opts
-	fs.StringVar(&o.Dir, "C", "", "workspace root")
-	fs.IntVar(&o.Jobs, "j", 0, "hypotheses at once")
-	fs.Var(run.TimeoutValue{D: &o.Timeout}, "timeout", "per-hypothesis timeout")
-	fs.Var(&o.Mode, "mode", "auto|overlay|copy|inplace")
-	fs.Var((*globList)(&o.CopySkip), "copy-skip", "copy mode: leave out of each copy (repeatable)")
+	fs.SortFlags = false
+	fs.StringVarP(&o.Dir, "dir", "C", "", "workspace root (default: the git top-level of the current directory, else it)")
+	fs.IntVarP(&o.Jobs, "jobs", "j", 0, "hypotheses at once (default: the number of CPUs)")
+	fs.Var(run.TimeoutValue{D: &o.Timeout}, "timeout", "per-hypothesis timeout (default 10m)")
+	fs.Var(&o.Mode, "mode", "sandbox: auto, overlay, copy or inplace (default auto)")
+	fs.Var((*globList)(&o.CopySkip), "copy-skip", "copy mode: leave a heavy directory out of each copy (repeatable)")
 	fs.BoolVar(&o.Apply, "apply", false, "write the winner into the checkout")
-	fs.BoolVar(&o.Baseline, "baseline", false, "add a baseline hypothesis")
-	fs.Var(&o.Net, "net", "host|isolated")
-	fs.Var(&o.Tmp, "tmp", "shared|private")
-	fs.BoolVar(&o.Keep, "keep", false, "keep upper dirs in the record")
+	fs.BoolVar(&o.Baseline, "baseline", false, "add a hypothesis \"baseline\" with no edits unless the spec has one")
+	fs.Var(&o.Net, "net", "the command's network: host or isolated (default host)")
+	fs.Var(&o.Tmp, "tmp", "the command's /tmp: shared or private (default shared)")
+	fs.BoolVar(&o.Keep, "keep", false, "keep what each command wrote in the run's record")
 	fs.BoolVar(&o.Freeze, "freeze", false, "run on a copy of the source files taken at the start")
-	fs.BoolVar(&o.NoRecord, "no-record", false, "do not record the run")
+	fs.BoolVar(&o.NoRecord, "no-record", false, "do not record the run in the state directory")
 	fs.Var(run.SizeValue{N: &o.MaxOutput}, "max-output", "cap of each hypothesis's stored output (default 16M)")
 	fs.Var(run.SizeValue{N: &o.MaxEditSize}, "max-edit-size", "largest content of one edit (default 64M)")
 	fs.IntVar(&o.Confirm, "confirm", 0, "rerun the baseline and the leading candidate N more times before naming a winner")
@@ -41,15 +44,16 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&o.RemoteDir, "remote-dir", "", "where the nodes keep the mirror, when not at the workspace's path")
-	fs.BoolVar(&f.headless, "headless", false, "never the TUI")
-	fs.BoolVar(&f.json, "json", false, "JSON report on stdout")
-	fs.BoolVar(&f.events, "events", false, "NDJSON events on stdout")
+	fs.BoolVar(&f.headless, "headless", false, "never the TUI: text report on stdout")
+	fs.BoolVar(&f.json, "json", false, "one JSON report (shadow.report/v1) on stdout")
+	fs.BoolVar(&f.events, "events", false, "NDJSON events (shadow.event/v1) on stdout as they happen")
 }
 
 // globList is a repeatable flag (--copy-skip GLOB ...).
 type globList []string
 
 func (g *globList) String() string { return strings.Join(*g, ",") }
+func (g *globList) Type() string   { return "GLOB" }
 func (g *globList) Set(s string) error {
 	if s == "" || strings.HasPrefix(s, "/") || strings.Contains(s, "..") {
 		return fmt.Errorf("want a workspace-relative glob such as node_modules or build/cache, not %q", s)

@@ -1,9 +1,8 @@
 //go:build !unix
 
-package main
+package overlay
 
 import "io/fs"
 
-func devOf(fi fs.FileInfo) uint64 { return 0 }
-
+// isWhiteout: no overlayfs, no whiteouts.
 func isWhiteout(fi fs.FileInfo) bool { return false }

@@ -1,21 +1,20 @@
-package main
+package cli
 
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/tui"
 )
 
-// runTUI shows a run full screen (package tui) and returns its exit code.
+// runTUI shows a run full screen (package tui, on the process's terminal).
 // Originals are read before the run starts, so that `a` in the TUI can
 // refuse to apply over a file that changed meanwhile, as --apply does.
 // After the screen closes, the text report is printed, so the result stays
 // in the terminal's scrollback.
-func runTUI(ctx context.Context, p *run.Plan) int {
+func runTUI(ctx context.Context, p *run.Plan, s Streams) error {
 	opts := tui.Options{
 		Workspace: p.Workspace(),
 		Hyps:      p.Hypotheses(),
@@ -30,13 +29,13 @@ func runTUI(ctx context.Context, p *run.Plan) int {
 	})
 	if rep == nil {
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "shadow:", err)
+			return envErr("%v", err)
 		}
-		return exitEnv
+		return exit(run.ExitEnv)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "shadow: tui:", err)
+		fmt.Fprintln(s.Err, "shadow: tui:", err)
 	}
-	engine.WriteText(os.Stdout, rep)
-	return run.ExitCode(rep)
+	engine.WriteText(s.Out, rep)
+	return exit(run.ExitCode(rep))
 }

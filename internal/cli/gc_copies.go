@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/shadow-dev/shadow/internal/clone"
+	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -14,7 +15,7 @@ import (
 // dir, in $TMPDIR, and beside each workspace shadow has recorded (where
 // copies go when neither is on the workspace's filesystem). A copy whose
 // shadow or helper still runs is kept. It reports whether all went well.
-func gcCopies(store snap.Store, wsDirs []string) bool {
+func gcCopies(s Streams, store snap.Store, wsDirs []string) bool {
 	seen := map[string]bool{}
 	var bases []string
 	add := func(list []string) {
@@ -36,15 +37,15 @@ func gcCopies(store snap.Store, wsDirs []string) bool {
 	}
 	ok := true
 	for _, base := range bases {
-		r := clone.GC(base, sandboxMinAge)
+		r := clone.GC(base, overlay.SweepMinAge)
 		for dir, why := range r.Kept {
-			fmt.Printf("kept %s: %s\n", dir, why)
+			fmt.Fprintf(s.Out, "kept %s: %s\n", dir, why)
 		}
 		for _, dir := range r.Removed {
-			fmt.Printf("removed %s\n", dir)
+			fmt.Fprintf(s.Out, "removed %s\n", dir)
 		}
 		for _, err := range r.Errors {
-			fmt.Fprintln(os.Stderr, "shadow gc:", err)
+			fmt.Fprintln(s.Err, "shadow gc:", err)
 			ok = false
 		}
 		if filepath.Base(base) == clone.SiblingDir {

@@ -1,141 +1,57 @@
-package main
+package overlay
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
-
-	"github.com/shadow-dev/shadow/inplace"
-	"github.com/shadow-dev/shadow/overlay"
-	"github.com/shadow-dev/shadow/snap"
 )
 
-// sandboxMinAge: a sandbox dir younger than this may belong to a run that
-// is still preparing it (before its overlay is mounted, nothing else marks
-// it as live), so gc leaves it for next time.
-var sandboxMinAge = 30 * time.Second
-
-// cmdGC removes what crashed runs left behind: it replays every
-// workspace's leftover in-place journal (restoring the checkout), and
-// removes overlay upper/work dirs no live run uses.
-func cmdGC(args []string) int {
-	fs := flag.NewFlagSet("gc", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		return usageErr("usage: shadow gc")
-	}
-	root, err := snap.DefaultRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "shadow:", err)
-		return exitEnv
-	}
-	store := snap.Store{Root: root}
-	failed := false
-
-	// 1. In-place journals: a run killed with a hypothesis in the checkout.
-	wsDirs, _ := filepath.Glob(filepath.Join(root, "workspaces", "*"))
-	for _, d := range wsDirs {
-		if !inplace.HasJournal(d) {
-			continue
-		}
-		if !gcJournal(d) {
-			failed = true
-		}
-	}
-
-	// 2. Overlay upper/work dirs of crashed runs (and probes).
-	bases := []string{store.SandboxDir(), overlay.TmpSandboxes()}
+// Sweep removes the sandbox dirs under each base that crashed runs (and
+// probes) left: every hyp-* or probe-* dir that no live process uses (a
+// mount point or overlay layer in any mount namespace, a cwd, root or open
+// file) and that is older than SweepMinAge. A base named twice is swept
+// once.
+func Sweep(bases ...string) []Swept {
+	var out []Swept
 	var live liveSet
-	for i, base := range bases {
-		if i > 0 && base == bases[0] {
+	seen := map[string]bool{}
+	for _, base := range bases {
+		if seen[base] {
 			continue
 		}
+		seen[base] = true
 		ents, err := os.ReadDir(base)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			if !e.IsDir() || !(strings.HasPrefix(e.Name(), "hyp-") || strings.HasPrefix(e.Name(), "probe-")) {
+			if !e.IsDir() || !(strings.HasPrefix(e.Name(), hypPrefix) || strings.HasPrefix(e.Name(), probePrefix)) {
 				continue
 			}
 			dir := filepath.Join(base, e.Name())
 			if why := sandboxInUse(dir, &live); why != "" {
-				fmt.Printf("kept %s: %s\n", dir, why)
+				out = append(out, Swept{Dir: dir, Kept: why})
 				continue
 			}
-			if err := removeNoCross(dir); err != nil {
-				fmt.Fprintf(os.Stderr, "shadow gc: remove %s: %v\n", dir, err)
-				failed = true
-				continue
-			}
-			fmt.Printf("removed %s\n", dir)
+			out = append(out, Swept{Dir: dir, Err: removeNoCross(dir)})
 		}
 	}
-
-	// 2b. Copy-mode copies of crashed runs.
-	if !gcCopies(store, wsDirs) {
-		failed = true
-	}
-
-	// 3. The log dirs of --no-record runs whose process is gone.
-	swept, errs := snap.SweepScratch([]string{overlay.TmpRoot(), os.TempDir()}, fsutil.RemoveTree)
-	for _, d := range swept {
-		fmt.Printf("removed %s (a --no-record run's logs; its process is gone)\n", d)
-	}
-	for _, err := range errs {
-		fmt.Fprintln(os.Stderr, "shadow gc:", err)
-		failed = true
-	}
-
-	// 3. Old run records (snap.DefaultPolicy), unused recorded files, and
-	// --freeze copies of ended runs.
-	if !gcRuns(store) {
-		failed = true
-	}
-
-	// Always one closing line, so a gc with nothing to do still says so.
-	fmt.Printf("shadow gc: %d workspace(s) in %s checked\n", len(wsDirs), root)
-	if failed {
-		return exitEnv
-	}
-	return 0
+	return out
 }
 
-// gcJournal replays one workspace's journal unless a live run holds the
-// workspace (then the journal is that run's, not a leftover).
-func gcJournal(stateDir string) bool {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // one try: never wait for a live run
-	release, err := inplace.Lock(ctx, filepath.Join(stateDir, inplace.LockName), true, nil)
-	if err != nil {
-		fmt.Printf("kept the journal in %s: a shadow run is using that workspace\n", stateDir)
-		return true
-	}
-	defer release()
-	r, err := inplace.Recover(stateDir, "")
-	if r.Journal != nil {
-		fmt.Printf("%s: %s\n", r.Journal.Workspace, r.Describe())
-	} else if r.Discarded {
-		fmt.Printf("removed an unfinished journal in %s (the checkout had not been touched)\n", stateDir)
-	}
-	for _, w := range r.Warnings {
-		fmt.Println("  " + w)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "shadow gc:", err)
-		return false
-	}
-	return true
-}
+// The names of sandbox dirs: hypPrefix for a hypothesis's, probePrefix
+// for a probe's.
+const (
+	hypPrefix   = "hyp-"
+	probePrefix = "probe-"
+)
 
 // liveSet is what running processes use: mount points and overlay
 // layer dirs in every mount namespace, and open files and directories.
@@ -183,7 +99,9 @@ func (l *liveSet) load() {
 }
 
 // mountinfo adds each mount point and each overlay layer directory
-// (lowerdir, upperdir, workdir) of one mount table.
+// (lowerdir, upperdir, workdir) of one mount table (proc(5),
+// /proc/PID/mountinfo: field 5 is the mount point, the super options
+// follow the "-" separator and the filesystem type and source).
 func (l *liveSet) mountinfo(file string, add func(string)) {
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -237,7 +155,7 @@ func sandboxInUse(dir string, live *liveSet) string {
 	if err != nil {
 		return err.Error()
 	}
-	if time.Since(fi.ModTime()) < sandboxMinAge {
+	if time.Since(fi.ModTime()) < SweepMinAge {
 		return "too recent (a run may be preparing it)"
 	}
 	live.load()
@@ -273,4 +191,13 @@ func removeNoCross(dir string) error {
 		return crossed
 	}
 	return fsutil.RemoveTree(dir)
+}
+
+// devOf is the device a file lives on: Sweep never removes across a
+// mount.
+func devOf(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev)
+	}
+	return 0
 }

@@ -1,68 +1,62 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shadow-dev/shadow/internal/records"
+	"github.com/shadow-dev/shadow/overlay"
+	"github.com/spf13/cobra"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// cmdShow: `shadow show RUN[/HYP] [-C DIR] [--json]`.
-func cmdShow(args []string) int {
-	pos, f, ws, store, code := openRecords("show", args, true, false)
-	if code != 0 {
-		return code
-	}
-	if len(pos) != 1 {
-		return usageErr("show: want one RUN or RUN/HYP (RUN: a run id, a unique prefix of one, or @last)")
-	}
-	if !strings.Contains(pos[0], "/") {
-		id, err := store.FindRun(ws, pos[0])
-		if err != nil {
-			return recRefErr(err)
-		}
-		return showRunRecord(os.Stdout, snap.ReadRun(store.RunDir(ws, id)), f.json)
-	}
-	runRef, _, _ := strings.Cut(pos[0], "/")
-	run, hyp, err := store.FindHyp(ws, pos[0])
-	if err != nil {
-		// A run recorded before its hypotheses' files were: still show
-		// what it has.
-		if id, rerr := store.FindRun(ws, runRef); rerr == nil && runRef != "@last" {
-			ri := snap.ReadRun(store.RunDir(ws, id))
-			_, name, _ := strings.Cut(pos[0], "/")
-			if recResult(ri, name) != nil {
-				return showHypRecord(os.Stdout, store, ws, ri, name, f.json)
+func showCommand(s Streams) *cobra.Command {
+	var dir string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "show RUN[/HYP] [-C DIR] [--json]",
+		Short: "one recorded run or hypothesis: result, diff, full output",
+		Long: "shadow show RUN gives a recorded run's report; shadow show RUN/HYP one hypothesis's\n" +
+			"status, files, diff, what the command wrote (with --keep) and full output.\n" +
+			"RUN is a run id, a unique prefix of one, or @last.",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage("show: want one RUN or RUN/HYP (RUN: a run id, a unique prefix of one, or @last)")
 			}
-		}
-		return recRefErr(err)
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, store, err := openRecords(dir)
+			if err != nil {
+				return err
+			}
+			ri, hyp, err := records.Find(store, ws, args[0])
+			if err != nil {
+				return refErr(err)
+			}
+			if !strings.Contains(args[0], "/") {
+				return showRunRecord(s.Out, ri, asJSON)
+			}
+			return showHypRecord(s.Out, store, ws, ri, hyp, asJSON)
+		},
 	}
-	return showHypRecord(os.Stdout, store, ws, snap.ReadRun(store.RunDir(ws, run)), hyp, f.json)
+	c.Flags().StringVarP(&dir, "dir", "C", "", "workspace root")
+	c.Flags().BoolVar(&asJSON, "json", false, "JSON on stdout (schema shadow.run/v1 or shadow.hyp/v1)")
+	return c
 }
 
-func recResult(ri *snap.RunInfo, name string) *engine.Result {
-	for _, r := range ri.Results {
-		if r.Name == name {
-			return r
-		}
-	}
-	return nil
-}
-
-func showRunRecord(w io.Writer, ri *snap.RunInfo, asJSON bool) int {
+func showRunRecord(w io.Writer, ri *snap.RunInfo, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(struct {
+		return enc.Encode(struct {
 			Schema     string           `json:"schema"`
 			Run        string           `json:"run"`
 			State      string           `json:"state"`
@@ -72,15 +66,14 @@ func showRunRecord(w io.Writer, ri *snap.RunInfo, asJSON bool) int {
 			Results    []*engine.Result `json:"results"`
 			Report     *engine.Report   `json:"report"`
 		}{"shadow.run/v1", ri.ID, ri.State, ri.Dir, ri.Meta, recOrEmpty(ri.Hyps), ri.Results, ri.Report})
-		return 0
 	}
-	e := recEntry(ri)
-	fmt.Fprintf(w, "run %s  %s  started %s\n", ri.ID, stateCell(e), e.StartedAt.Local().Format("2006-01-02 15:04:05"))
+	e := records.Summarize(ri)
+	fmt.Fprintf(w, "run %s  %s  started %s\n", ri.ID, e.StateWord(), e.StartedAt.Local().Format("2006-01-02 15:04:05"))
 	if ri.Report != nil {
 		engine.WriteText(w, ri.Report)
 	} else {
 		if ri.Meta != nil {
-			fmt.Fprintf(w, "$ %s   (%d hypothesis(es), on %s)\n", logQuote(ri.Meta.Command), len(ri.Hyps), ri.Meta.Workspace)
+			fmt.Fprintf(w, "$ %s   (%d hypothesis(es), on %s)\n", records.Quote(ri.Meta.Command), len(ri.Hyps), ri.Meta.Workspace)
 		}
 		switch ri.State {
 		case snap.StateInterrupted:
@@ -89,7 +82,7 @@ func showRunRecord(w io.Writer, ri *snap.RunInfo, asJSON bool) int {
 			fmt.Fprintln(w, "running: follow it with `shadow watch`")
 		}
 		for _, name := range ri.Hyps {
-			if r := recResult(ri, name); r != nil {
+			if r := records.Result(ri, name); r != nil {
 				fmt.Fprintf(w, "  %-20s %s in %.1fs, ~%d changed line(s)\n", name, r.Status, float64(r.DurationMS)/1000, r.ChangedLines)
 			} else {
 				fmt.Fprintf(w, "  %-20s did not finish\n", name)
@@ -100,7 +93,7 @@ func showRunRecord(w io.Writer, ri *snap.RunInfo, asJSON bool) int {
 	if len(ri.Hyps) > 0 {
 		fmt.Fprintf(w, "details: shadow show %s/HYP   (HYP: %s)\n", ri.ID, strings.Join(ri.Hyps, ", "))
 	}
-	return 0
+	return nil
 }
 
 func recOrEmpty(s []string) []string {
@@ -110,24 +103,15 @@ func recOrEmpty(s []string) []string {
 	return s
 }
 
-// upperEntry is one entry of a kept upper dir: what the command wrote.
-type upperEntry struct {
-	Path    string `json:"path"`
-	Kind    string `json:"kind"` // file, symlink, dir, deleted
-	Size    int64  `json:"size,omitempty"`
-	Changed bool   `json:"-"`
-}
-
-func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, name string, asJSON bool) int {
+func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, name string, asJSON bool) error {
 	h, rec, herr := store.LoadHyp(ws, ri.ID, name)
 	var recErr *snap.RecordError
 	if errors.As(herr, &recErr) {
 		// What show would print is not what the run recorded: say so,
 		// print nothing of it (apply refuses it the same way).
-		fmt.Fprintln(os.Stderr, "shadow:", herr)
-		return exitEnv
+		return envErr("%v", herr)
 	}
-	res := recResult(ri, name)
+	res := records.Result(ri, name)
 	hypDir := filepath.Join(ri.Dir, "hyps", name)
 	logPath := filepath.Join(hypDir, "output.log")
 	output, _ := os.ReadFile(logPath)
@@ -142,49 +126,47 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 	if herr == nil {
 		orig, err := store.LoadOriginals(ws, ri.ID)
 		if errors.As(err, &recErr) {
-			fmt.Fprintln(os.Stderr, "shadow:", err)
-			return exitEnv
+			return envErr("%v", err)
 		}
 		if err == nil {
 			diff = recDiff(h, orig)
 		}
 	}
-	var wrote []upperEntry
+	var wrote []overlay.UpperEntry
 	upper := filepath.Join(hypDir, "upper")
 	kept := false
 	if fi, err := os.Stat(upper); err == nil && fi.IsDir() {
 		kept = true
-		wrote = listUpper(upper, h)
+		wrote = overlay.ListUpper(upper, h)
 	}
 
 	if asJSON {
 		doc := struct {
-			Schema   string            `json:"schema"`
-			Run      string            `json:"run"`
-			Hyp      string            `json:"hyp"`
-			RunState string            `json:"run_state"`
-			Base     string            `json:"base,omitempty"`
-			BaseRun  string            `json:"base_run,omitempty"`
-			Result   *engine.Result    `json:"result"`
-			Files    []snap.FileRecord `json:"files"`
-			Deleted  []string          `json:"deleted"`
-			Diff     string            `json:"diff"`
-			Kept     bool              `json:"kept"`
-			Written  []upperEntry      `json:"written"`
-			Log      string            `json:"log"`
-			Output   string            `json:"output"`
+			Schema   string               `json:"schema"`
+			Run      string               `json:"run"`
+			Hyp      string               `json:"hyp"`
+			RunState string               `json:"run_state"`
+			Base     string               `json:"base,omitempty"`
+			BaseRun  string               `json:"base_run,omitempty"`
+			Result   *engine.Result       `json:"result"`
+			Files    []snap.FileRecord    `json:"files"`
+			Deleted  []string             `json:"deleted"`
+			Diff     string               `json:"diff"`
+			Kept     bool                 `json:"kept"`
+			Written  []overlay.UpperEntry `json:"written"`
+			Log      string               `json:"log"`
+			Output   string               `json:"output"`
 		}{Schema: "shadow.hyp/v1", Run: ri.ID, Hyp: name, RunState: ri.State, Result: res, Files: []snap.FileRecord{},
 			Deleted: []string{}, Diff: diff, Kept: kept, Written: wrote, Log: logPath, Output: string(output)}
 		if rec != nil {
 			doc.Base, doc.BaseRun, doc.Files, doc.Deleted = rec.Base, rec.BaseRun, rec.Files, recOrEmpty(rec.Deletes)
 		}
 		if doc.Written == nil {
-			doc.Written = []upperEntry{}
+			doc.Written = []overlay.UpperEntry{}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(doc)
-		return 0
+		return enc.Encode(doc)
 	}
 
 	fmt.Fprintf(w, "run %s, hypothesis %s", ri.ID, name)
@@ -260,7 +242,7 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 			fmt.Fprintln(w)
 		}
 	}
-	return 0
+	return nil
 }
 
 // diffOf is the hypothesis's diff against the originals recorded at the
@@ -279,53 +261,4 @@ func recDiff(h engine.Hypothesis, orig map[string]engine.FileState) string {
 		}
 	}
 	return string(b)
-}
-
-// listUpper lists what a kept upper dir holds beyond the hypothesis's own
-// files as they were upperEntry: what the command created, changed or
-// deleted (overlayfs whiteouts are 0/0 character devices). Directories
-// are listed only when empty.
-func listUpper(upper string, h engine.Hypothesis) []upperEntry {
-	own := map[string][]byte{}
-	for _, f := range h.Files {
-		own[f.Path] = f.Content
-	}
-	deleted := map[string]bool{}
-	for _, d := range h.Deletes {
-		deleted[d] = true
-	}
-	var out []upperEntry
-	_ = filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == upper {
-			return nil
-		}
-		rel, _ := filepath.Rel(upper, p)
-		rel = filepath.ToSlash(rel)
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		switch {
-		case fi.Mode()&fs.ModeCharDevice != 0:
-			if isWhiteout(fi) && !deleted[rel] {
-				out = append(out, upperEntry{Path: rel, Kind: "deleted"})
-			}
-		case fi.Mode()&fs.ModeSymlink != 0:
-			out = append(out, upperEntry{Path: rel, Kind: "symlink"})
-		case fi.IsDir():
-			if ents, err := os.ReadDir(p); err == nil && len(ents) == 0 {
-				out = append(out, upperEntry{Path: rel, Kind: "dir"})
-			}
-		case fi.Mode().IsRegular():
-			if c, ok := own[rel]; ok {
-				if b, err := os.ReadFile(p); err == nil && bytes.Equal(b, c) {
-					return nil
-				}
-			}
-			out = append(out, upperEntry{Path: rel, Kind: "file", Size: fi.Size()})
-		}
-		return nil
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
 }

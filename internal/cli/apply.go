@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/run"
+	"github.com/shadow-dev/shadow/snap"
+)
+
+// applyCommand: `shadow apply RUN/HYP [-C DIR]` writes a recorded
+// hypothesis into the checkout with --apply's safety: every target must
+// still hold what it held when that run started (recorded with the run),
+// else nothing is written (exit 1). Each file is written atomically, its
+// mode kept. The logic is snap.Store.ApplyHyp, which the TUI's timeline
+// uses too.
+func applyCommand(s Streams) *cobra.Command {
+	var dir string
+	c := &cobra.Command{
+		Use:   "apply RUN/HYP [-C DIR]",
+		Short: "write a recorded hypothesis into the checkout",
+		Long: "shadow apply RUN/HYP writes the hypothesis's files into the checkout, as --apply does:\n" +
+			"only if every target still holds what it held when that run started (else nothing\n" +
+			"is written and the exit code is 1).",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 || !strings.Contains(args[0], "/") {
+				return usage("apply: want one RUN/HYP, e.g. @last/fix (see `shadow log`)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, store, err := openRecords(dir)
+			if err != nil {
+				return err
+			}
+			run, name, err := store.FindHyp(ws, args[0])
+			if err != nil {
+				return refErr(err)
+			}
+			return applyHyp(s, store, ws, run, name)
+		},
+	}
+	c.Flags().StringVarP(&dir, "dir", "C", "", "workspace root")
+	return c
+}
+
+func applyHyp(s Streams, store snap.Store, ws, runID, name string) error {
+	a, err := store.ApplyHyp(ws, runID, name)
+	var ce *engine.ConflictError
+	var we *snap.WriteError
+	switch {
+	case errors.As(err, &ce):
+		fmt.Fprintf(s.Err, "shadow: %s/%s %v\n", runID, name, err)
+		return exit(run.ExitNone)
+	case errors.As(err, &we):
+		return envErr("applying %s/%s: %v", runID, name, err)
+	case err != nil:
+		return envErr("%v", err)
+	case a.Baseline:
+		fmt.Fprintf(s.Out, "%s/%s changes nothing: nothing to apply\n", runID, name)
+	case a.Already:
+		fmt.Fprintf(s.Out, "%s/%s is already in %s: nothing to do\n", runID, name, ws)
+	default:
+		fmt.Fprintf(s.Out, "applied %s/%s to %s: %s\n", runID, name, ws, strings.Join(a.Files, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shadow-dev/shadow/internal/records"
+	"github.com/shadow-dev/shadow/internal/run"
+)
+
+// exec runs a command line with buffers for streams (stdin: in) and
+// returns stdout, stderr and the error it ended with.
+func execCLI(in string, args ...string) (string, string, error) {
+	var out, errb bytes.Buffer
+	err := Execute(args, Streams{In: strings.NewReader(in), Out: &out, Err: &errb, IsTerminal: func(io.Writer) bool { return false }}, "test")
+	return out.String(), errb.String(), err
+}
+
+// code is the exit code err stands for (as main maps it).
+func code(err error) int {
+	var ee *ExitError
+	var re *run.Error
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.Code
+	case errors.As(err, &re):
+		return re.Code
+	}
+	return -1
+}
+
+func TestHelpForEveryCommand(t *testing.T) {
+	root := NewRoot(Streams{}, "test")
+	for _, c := range root.Commands() {
+		name := c.Name()
+		for _, args := range [][]string{{name, "-h"}, {"help", name}} {
+			out, errb, err := execCLI("", args...)
+			if err != nil || !strings.Contains(out, "Usage:") || !strings.Contains(out, "shadow "+name) {
+				t.Errorf("%v: err %v, stderr %q, stdout:\n%s", args, err, errb, out)
+			}
+		}
+	}
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}} {
+		out, _, err := execCLI("", args...)
+		if err != nil || !strings.HasPrefix(out, "shadow: test candidate fixes") || !strings.Contains(out, "exit codes:") {
+			t.Errorf("%v: %v\n%s", args, err, out)
+		}
+	}
+	// Every run flag is in the root help text.
+	for _, f := range []string{"-C DIR", "-j N", "--timeout", "--mode", "--apply", "--baseline", "--net", "--tmp", "--keep", "--freeze", "--no-record", "--headless", "--json", "--events"} {
+		if !strings.Contains(usageText, f) {
+			t.Errorf("shadow help does not mention %s", f)
+		}
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		out, _, err := execCLI("", "completion", sh)
+		if err != nil || !strings.Contains(out, "shadow") || len(out) < 500 {
+			t.Errorf("completion %s: %v, %d bytes", sh, err, len(out))
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		if out, _, err := execCLI("", args...); err != nil || out != "shadow test\n" {
+			t.Errorf("%v: %q %v", args, out, err)
+		}
+	}
+}
+
+// Refusals of the command line: exit 2 with a line that says what is
+// wrong, before anything is read or run.
+func TestArgumentRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"spec.json", "pytest", "-q"}, "put the command after --"},
+		{[]string{"spec.json", "pytest"}, "one SPEC expected"},
+		{[]string{"--json", "--events", "spec.json", "--", "true"}, "--json and --events are exclusive"},
+		{[]string{"--mode", "fast", "spec.json", "--", "true"}, `--mode "fast": want auto, overlay or inplace`},
+		{[]string{"--net", "lan", "spec.json", "--", "true"}, `--net "lan": want host or isolated`},
+		{[]string{"--tmp", "ram", "spec.json", "--", "true"}, `--tmp "ram"`},
+		{[]string{"--timeout", "soon", "spec.json", "--", "true"}, `--timeout "soon": want a positive duration`},
+		{[]string{"--timeout", "-5s", "spec.json", "--", "true"}, `--timeout "-5s"`},
+		{[]string{"tui", "a.json", "b.json", "--", "true"}, "one SPEC expected"},
+		{[]string{"log", "extra"}, "log takes no arguments"},
+		{[]string{"log", "--bogus"}, "log: unknown flag: --bogus"},
+		{[]string{"show"}, "show: want one RUN or RUN/HYP"},
+		{[]string{"apply", "@last"}, "apply: want one RUN/HYP"},
+		{[]string{"gc", "x"}, "usage: shadow gc"},
+		{[]string{"probe", "x"}, "usage: shadow probe"},
+		{[]string{"mcp", "x"}, "usage: shadow mcp"},
+		{[]string{"demo", "x"}, "usage: shadow demo"},
+		{[]string{"/nonexistent/spec.json", "--", "true"}, "/nonexistent/spec.json"},
+		{[]string{"-", "--", "true"}, "JSON"},
+	} {
+		_, _, err := execCLI("{", c.args...)
+		if code(err) != run.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d, %v; want exit 2 naming %q", c.args, code(err), err, c.want)
+		}
+	}
+	// Bare `shadow`: the usage on stderr, exit 2.
+	out, errb, err := execCLI("")
+	if code(err) != run.ExitUsage || out != "" || !strings.Contains(errb, "usage:") {
+		t.Errorf("bare shadow: exit %d, stdout %q, stderr %q", code(err), out, errb)
+	}
+}
+
+// A whole in-place run through the command tree, then log, show, gc and
+// probe read back with buffers.
+func TestRunThenLogShowGC(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "v.txt"), []byte("bad\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := `{"hypotheses":[{"name":"fix","edits":[{"path":"v.txt","content":"good\n"}]},{"name":"none"}]}`
+	out, errb, err := execCLI(spec, "--headless", "--json", "--mode", "inplace", "-C", ws, "-", "--", "grep", "-q", "good", "v.txt")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, errb)
+	}
+	var rep struct {
+		Run    string
+		Winner *string
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Winner == nil || *rep.Winner != "fix" {
+		t.Fatalf("report: %v %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "v.txt")); string(b) != "bad\n" {
+		t.Fatalf("the checkout changed: %q", b)
+	}
+
+	out, _, err = execCLI("", "log", "-C", ws)
+	if err != nil || !strings.Contains(out, rep.Run) || !strings.Contains(out, "1 passed, 1 failed") || !strings.Contains(out, "grep -q good v.txt") {
+		t.Errorf("log: %v\n%s", err, out)
+	}
+	out, _, err = execCLI("", "log", "-C", ws, "--json", "-n", "1")
+	var doc struct {
+		Schema string
+		Runs   []records.Summary
+	}
+	if json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != "shadow.log/v1" || len(doc.Runs) != 1 || doc.Runs[0].State != "finished" {
+		t.Errorf("log --json: %v\n%s", err, out)
+	}
+	out, _, err = execCLI("", "show", "-C", ws, "@last")
+	if err != nil || !strings.HasPrefix(out, "run "+rep.Run+"  done") || !strings.Contains(out, "details: shadow show "+rep.Run+"/HYP") {
+		t.Errorf("show RUN: %v\n%s", err, out)
+	}
+	out, _, err = execCLI("", "show", "-C", ws, rep.Run[:8]+"/fix")
+	if err != nil || !strings.Contains(out, "hypothesis fix: passed") || !strings.Contains(out, "+good") || !strings.Contains(out, "<- winner") {
+		t.Errorf("show RUN/HYP: %v\n%s", err, out)
+	}
+	if _, _, err := execCLI("", "show", "-C", ws, "@last/nope"); code(err) != run.ExitUsage {
+		t.Errorf("show of a hypothesis that is not there: %v", err)
+	}
+	out, _, err = execCLI("", "apply", "-C", ws, "@last/fix")
+	if b, _ := os.ReadFile(filepath.Join(ws, "v.txt")); err != nil || string(b) != "good\n" || !strings.Contains(out, "applied "+rep.Run+"/fix") {
+		t.Errorf("apply: %v %q\n%s", err, b, out)
+	}
+	out, _, err = execCLI("", "gc")
+	if err != nil || !strings.Contains(out, "shadow gc: 1 workspace(s) in") {
+		t.Errorf("gc: %v\n%s", err, out)
+	}
+	out, _, err = execCLI("", "probe", "--json")
+	var v struct{ Mode, Reason string }
+	if json.Unmarshal([]byte(out), &v); err != nil || (v.Mode != "overlay" && v.Mode != "inplace") || v.Reason == "" {
+		t.Errorf("probe --json: %v\n%s", err, out)
+	}
+	out, _, err = execCLI("", "probe")
+	if err != nil || !strings.HasPrefix(out, "mode: "+v.Mode+"\nwhy:  ") {
+		t.Errorf("probe: %v\n%s", err, out)
+	}
+}

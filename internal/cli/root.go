@@ -1,0 +1,177 @@
+// Package cli is shadow's command tree (spf13/cobra): flags and wiring
+// over the run service (internal/run), the records (snap) and the MCP
+// server. Commands return errors; main maps them to exit codes.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+const usageText = `shadow: test candidate fixes in parallel overlay shadows of your workspace,
+without touching the working tree.
+
+usage:
+  shadow [flags] SPEC -- COMMAND [ARG...]   TUI on a terminal, text report otherwise
+  shadow tui [flags] SPEC -- COMMAND...     always the TUI
+  shadow --headless [--json|--events] [flags] SPEC -- COMMAND...
+  shadow watch [-C DIR]                     TUI following the runs other shadow processes make here
+  shadow log [-C DIR] [-n N] [--json]       the recorded runs of this workspace
+  shadow show RUN[/HYP] [-C DIR] [--json]   one recorded run or hypothesis: result, diff, output
+  shadow apply RUN/HYP [-C DIR]             write a recorded hypothesis into the checkout
+  shadow demo [--headless|--json|--events]  built-in example, run end to end
+  shadow probe [--json]                     which sandbox mode this machine gives, and why
+  shadow gc                                 restore interrupted in-place runs, remove leftovers, prune records
+  shadow mcp [-C DIR]                       MCP server on stdio for coding agents
+  shadow completion bash|zsh|fish           shell completion
+  shadow help [COMMAND], shadow COMMAND -h  help for every command
+  shadow version
+
+SPEC is a JSON file, or - for stdin (see README.md). A spec's "command" is
+used when no COMMAND is given. A SPEC named like a command is written ./log.
+
+flags:
+  -C DIR            workspace root (default: git top-level of the current dir, else it)
+  -j N              hypotheses at once (default: number of CPUs)
+  --timeout DUR     per hypothesis (default 10m)
+  --mode MODE       auto|overlay|copy|inplace (default auto)
+  --copy-skip GLOB  copy mode: leave a heavy directory out of each copy (repeatable)
+  --apply           write the winner into the checkout
+  --baseline        add a hypothesis "baseline" with no edits unless the spec has one
+  --net host|isolated, --tmp shared|private
+  --keep            keep what each command wrote in the run's record
+  --freeze          run on a copy of the source files taken at the start
+  --no-record       do not record the run in the state directory
+  --max-output SIZE    cap of each hypothesis's stored output: head, every error
+                    section and tail, with markers for what was dropped (default 16M)
+  --max-edit-size SIZE largest content of one edit; its "file" must be a regular file (default 64M)
+  --confirm N       rerun the baseline and the leading candidate N more times; a
+                    candidate that fails a rerun cannot win (at most 3 are tried)
+  --allow-test-edits  a candidate that changes the tests or runs fewer may win
+  --remote NODE[,NODE...]  run the hypotheses on Linux nodes over ssh ($SHADOW_SSH_COMMAND)
+  --remote-dir DIR  where the nodes keep the mirror (default: the workspace's own path)
+  --headless        never the TUI: text report on stdout
+  --json            one JSON report (shadow.report/v1) on stdout
+  --events          NDJSON events (shadow.event/v1) on stdout as they happen
+
+ranking: passed (exit 0 and no failing test) before passed but disqualified
+(it changed a test file, the runner's config or a common file, or ran fewer
+of the baseline's tests) before failed with counts, without counts, then
+timed out, error, cancelled; within each, fewer failing, more passing tests,
+fewer changed lines. The winner is the first passed, not disqualified one.
+
+exit codes: 0 a hypothesis passed, 1 none passed, 2 usage or spec error
+(nothing ran), 3 the environment cannot do what was asked.
+`
+
+// Execute runs the command line args (without the program name) and
+// returns what it ended with: nil, an *ExitError, a *run.Error or another
+// error (main maps them to exit codes and explains them).
+func Execute(args []string, s Streams, version string) error {
+	root := NewRoot(s, version)
+	root.SetArgs(args)
+	// A flag error where the command was not put after --: most likely
+	// the command's own flags, read as shadow's.
+	noDash := !slices.Contains(args, "--")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		var ive *pflag.InvalidValueError
+		if errors.As(err, &ive) {
+			// A value the flag's Parse refused: name the flag as it
+			// was meant, then why (`--mode "fast": want auto, ...`).
+			name := "--" + ive.GetFlag().Name
+			if sh := ive.GetFlag().Shorthand; sh != "" {
+				name = "-" + sh
+			}
+			err = fmt.Errorf("%s %q: %v", name, ive.GetValue(), errors.Unwrap(err))
+		} else if noDash && (c == root || c.Name() == "tui") {
+			return usage("%v (put the command after --: shadow SPEC -- COMMAND...)", err)
+		}
+		if c != root {
+			return usage("%s: %v", c.Name(), err)
+		}
+		return usage("%v", err)
+	})
+	_, err := root.ExecuteC()
+	if err != nil && isCobraUsage(err) {
+		return usage("%v", err)
+	}
+	return err
+}
+
+// isCobraUsage recognises cobra's own refusals (an unknown command for
+// help, a missing completion shell, wrong argument counts of commands
+// that use cobra's validators), which are usage errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires ", "invalid argument", "unknown flag", "unknown shorthand flag"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// NewRoot is the command tree: the root command runs a spec, the others
+// are subcommands.
+func NewRoot(s Streams, version string) *cobra.Command {
+	var f runFlags
+	var showVersion bool
+	root := &cobra.Command{
+		Use:   "shadow [flags] SPEC -- COMMAND [ARG...]",
+		Short: "test candidate fixes in parallel overlay shadows of your workspace",
+		// SPEC -- COMMAND: any words; the run checks them.
+		Args:          cobra.ArbitraryArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if showVersion {
+				fmt.Fprintln(s.Out, "shadow", version)
+				return nil
+			}
+			return runCommand(cmd, args, &f, autoUI, s, version)
+		},
+	}
+	root.DisableFlagsInUseLine = true
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	f.register(root.Flags())
+	root.Flags().BoolVar(&showVersion, "version", false, "print shadow's version")
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, a []string) {
+		if c == root {
+			fmt.Fprint(c.OutOrStdout(), usageText)
+			return
+		}
+		defaultHelp(c, a)
+	})
+	sub := []*cobra.Command{
+		tuiCommand(s, version), watchCommand(s), logCommand(s), showCommand(s), applyCommand(s),
+		demoCommand(s, version), probeCommand(s, version), gcCommand(s), mcpCommand(s, version),
+		&cobra.Command{
+			Use: "version", Short: "print shadow's version", Args: cobra.NoArgs,
+			Run: func(*cobra.Command, []string) { fmt.Fprintln(s.Out, "shadow", version) },
+		},
+	}
+	for _, c := range sub {
+		c.DisableFlagsInUseLine = true
+	}
+	root.AddCommand(sub...)
+	return root
+}
+
+// noArgs refuses positional arguments, naming the command, as a usage
+// error.
+func noArgs(what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usage("%s", what)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/run"
+)
+
+type uiChoice int
+
+const (
+	autoUI uiChoice = iota
+	forceTUI
+)
+
+func tuiCommand(s Streams, version string) *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "tui [flags] SPEC -- COMMAND [ARG...]",
+		Short: "run a spec, always in the full-screen TUI",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCommand(cmd, args, &f, forceTUI, s, version)
+		},
+	}
+	f.register(c.Flags())
+	return c
+}
+
+// runCommand is `shadow [flags] SPEC -- COMMAND...` (and `shadow tui`):
+// args are SPEC, then after the -- the command.
+func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s Streams, version string) error {
+	pos, command := args, []string(nil)
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		pos, command = args[:dash], args[dash:]
+	}
+	if len(pos) == 0 {
+		// Bare `shadow`: the whole usage, as an answer to "what is this".
+		fmt.Fprint(s.Err, usageText)
+		return exit(run.ExitUsage)
+	}
+	if len(pos) > 1 {
+		return usage("one SPEC expected, got %q (put the command after --)", pos)
+	}
+	if f.json && f.events {
+		return usage("--json and --events are exclusive")
+	}
+	f.opts.Command = command
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	p, err := planRun(ctx, pos[0], f, s, version)
+	if err != nil {
+		return err
+	}
+	return execute(ctx, p, f, ui, s)
+}
+
+// planRun loads the spec and plans the run the flags describe.
+func planRun(ctx context.Context, specPath string, f *runFlags, s Streams, version string) (*run.Plan, error) {
+	spec, specDir, err := engine.LoadSpec(specPath, s.In)
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, usage("current directory: %v", err)
+	}
+	o := f.opts
+	o.Cwd, o.Notices, o.Version = cwd, s.Err, version
+	return run.NewPlan(ctx, spec, specDir, o)
+}
+
+// execute runs a validated plan with the UI the flags and the terminal
+// call for.
+func execute(ctx context.Context, p *run.Plan, f *runFlags, ui uiChoice, s Streams) error {
+	if wantTUI(f, ui, s) {
+		return runTUI(ctx, p, s)
+	}
+	var sinks []func(engine.Event)
+	if f.events {
+		enc := json.NewEncoder(s.Out)
+		sinks = append(sinks, func(ev engine.Event) { _ = enc.Encode(ev) })
+	} else if !f.json {
+		sinks = append(sinks, progressPrinter(s.Err))
+	}
+	rep, err := p.Run(ctx, sinks...)
+	if err != nil {
+		return envErr("%v", err)
+	}
+	switch {
+	case f.events:
+	case f.json:
+		enc := json.NewEncoder(s.Out)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+	default:
+		engine.WriteText(s.Out, rep)
+	}
+	return exit(run.ExitCode(rep))
+}
+
+// wantTUI: `shadow tui` always; otherwise only on a terminal and when no
+// headless output was asked for.
+func wantTUI(f *runFlags, ui uiChoice, s Streams) bool {
+	if ui == forceTUI {
+		return true
+	}
+	if f.headless || f.json || f.events {
+		return false
+	}
+	return s.terminal(s.Out)
+}

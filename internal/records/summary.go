@@ -1,0 +1,71 @@
+package records
+
+import (
+	"time"
+
+	"github.com/shadow-dev/shadow/snap"
+)
+
+// Summary is one run in `shadow log --json` (schema shadow.log/v1): what
+// the record says of it, whether or not it finished.
+type Summary struct {
+	Run        string         `json:"run"`
+	StartedAt  time.Time      `json:"started_at"`
+	Command    []string       `json:"command"`
+	Subdir     string         `json:"subdir"`
+	Mode       string         `json:"mode,omitempty"`
+	State      string         `json:"state"` // finished, running, interrupted
+	Cancelled  bool           `json:"cancelled"`
+	Hypotheses []string       `json:"hypotheses"`
+	Winner     *string        `json:"winner"`
+	Statuses   map[string]int `json:"statuses"` // hypotheses by status; unfinished ones are absent
+	Stale      bool           `json:"stale"`
+	StalePaths []string       `json:"stale_paths"`
+	Frozen     bool           `json:"frozen"`
+	DurationMS int64          `json:"duration_ms"`
+}
+
+// Summarize reads a run's summary from its record: the report's fields
+// where it finished, the meta's otherwise.
+func Summarize(ri *snap.RunInfo) Summary {
+	e := Summary{Run: ri.ID, StartedAt: ri.StartedAt(), State: ri.State, Hypotheses: ri.Hyps,
+		Statuses: map[string]int{}, StalePaths: []string{}, Command: []string{}}
+	if e.Hypotheses == nil {
+		e.Hypotheses = []string{}
+	}
+	if m := ri.Meta; m != nil {
+		e.Command, e.Subdir, e.Frozen = m.Command, m.Subdir, m.Freeze
+	}
+	if r := ri.Report; r != nil {
+		e.Mode, e.Cancelled, e.Winner, e.Stale, e.DurationMS, e.Frozen = r.Mode, r.Cancelled, r.Winner, r.Stale, r.DurationMS, r.Frozen || e.Frozen
+		if r.StalePaths != nil {
+			e.StalePaths = r.StalePaths
+		}
+	}
+	if e.Command == nil {
+		e.Command = []string{}
+	}
+	for _, res := range ri.Results {
+		e.Statuses[res.Status]++
+	}
+	return e
+}
+
+// StateWord is a run's state for people: done (finished), cancelled,
+// running or interrupted, with ", stale" and ", frozen" added.
+func (e Summary) StateWord() string {
+	s := e.State
+	if s == snap.StateFinished {
+		s = "done"
+	}
+	if e.Cancelled {
+		s = "cancelled"
+	}
+	if e.Stale {
+		s += ", stale"
+	}
+	if e.Frozen {
+		s += ", frozen"
+	}
+	return s
+}
