@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Prints copy mode's cost figures (issue 13):
+#   1. copy cost per hypothesis (the report's copy_ms / hypotheses, and
+#      bytes) on a small project, on one with ~160 MB of node_modules and on
+#      the 100k-file workspace of bench/overhead.sh: a plain copy on this
+#      machine's filesystem and, as root with xfsprogs/btrfs-progs, reflinks
+#      on loop-mounted XFS and btrfs images;
+#   2. wall time of 4 hypotheses (pytest, one 1 s test) in copy mode against
+#      in-place mode on the same project;
+#   3. whether copying target/ buys cargo anything at the copy's new path:
+#      an edit's rebuild with target/ copied against --copy-skip target.
+# usage: bench/copy.sh [ROUNDS]   (default 3; medians)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+repo=$(pwd)
+tmp=$(mktemp -d /tmp/shadow-copybench.XXXXXX)
+cleanup() {
+  for m in "$tmp"/mnt-*; do
+    if [ -d "$m" ] && mountpoint -q "$m"; then umount "$m" || true; fi
+  done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+go build -o "$tmp/shadow" .
+shadow="$tmp/shadow"
+
+now() { date +%s.%N; }
+median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+field() { python3 -c 'import sys, json; r = json.load(sys.stdin); print(r.get(sys.argv[1]) or 0)' "$1"; }
+hypdur() { python3 -c 'import sys, json; r = json.load(sys.stdin); print(max(h["duration_ms"] for h in r["hypotheses"]))'; }
+
+spec_n() { # spec_n N > file: N hypotheses, each editing one file
+  printf '{"hypotheses":['
+  for i in $(seq "$1"); do [ "$i" -gt 1 ] && printf ','; printf '{"name":"h%d","edits":[{"path":"edit-me.txt","content":"%d\\n"}]}' "$i" "$i"; done
+  printf ']}\n'
+}
+spec_n 4 > "$tmp/n4.json"
+
+mkfiles() { # mkfiles DIR N: N small files in 1000 dirs, a git repository
+  mkdir -p "$1"
+  python3 -c '
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, "d%03d" % (i % 1000))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "f%06d.txt" % i), "w") as f:
+        f.write("%d\n" % i)
+' "$1" "$2"
+  echo x > "$1/edit-me.txt"
+  (cd "$1" && git init -q . && git add -A >/dev/null && git -c user.email=b@b -c user.name=b commit -qm init)
+}
+mknode() { # mknode DIR: a small project with node_modules (the npm fixture, twice: ~160 MB)
+  mkfiles "$1" 50
+  fixture="$repo/testdata/runners/js/node_modules"
+  if [ ! -d "$fixture" ]; then npm ci --prefix "$repo/testdata/runners/js" --no-audit --no-fund --loglevel=error >/dev/null; fi
+  cp -a "$fixture" "$1/node_modules"
+  cp -a "$fixture" "$1/node_modules/.second-copy"
+}
+
+# copy_cost ROOT LABEL: per-hypothesis copy cost of each workspace in ROOT.
+copy_cost() {
+  local root=$1 label=$2
+  for ws in small node 100k; do
+    : > "$tmp/ms"
+    local bytes=0
+    for i in $(seq "$rounds"); do
+      out=$(XDG_STATE_HOME="$root/state" "$shadow" --headless --json --no-record --mode copy -j 1 -C "$root/$ws" "$tmp/n4.json" -- true 2>/dev/null || true)
+      echo "$out" | field copy_ms | awk '{print $1/4}' >> "$tmp/ms"
+      bytes=$(echo "$out" | field copy_bytes)
+    done
+    awk -v l="$label" -v w="$ws" -v ms="$(median < "$tmp/ms")" -v b="$bytes" -v f="$(find "$root/$ws" | wc -l)" \
+      'BEGIN{printf "%-16s %-6s %7d entries %8.1f MB: %8.1f ms per hypothesis\n", l, w, f, b/4/1048576, ms}'
+  done
+}
+
+populate() { # populate ROOT
+  mkfiles "$1/small" 1000
+  mknode "$1/node"
+  mkfiles "$1/100k" 100000
+}
+
+echo "== 1. copy cost per hypothesis (4 hypotheses of \`true\`, -j 1, median of $rounds)"
+populate "$tmp/plain"
+fs=$(df -T "$tmp/plain" | awk 'NR==2{print $2}')
+copy_cost "$tmp/plain" "$fs (plain copy)"
+for kind in xfs btrfs; do
+  mkfs=$(command -v "mkfs.$kind" || true)
+  if [ "$(id -u)" != 0 ] || [ -z "$mkfs" ]; then
+    pkg=xfsprogs; [ "$kind" = btrfs ] && pkg=btrfs-progs
+    echo "$kind reflink: skipped (needs root and mkfs.$kind: apt-get install $pkg)"
+    continue
+  fi
+  img="$tmp/$kind.img"; mnt="$tmp/mnt-$kind"
+  truncate -s 3G "$img"
+  if [ "$kind" = xfs ]; then "$mkfs" -q -m reflink=1 "$img"; else "$mkfs" -q "$img" >/dev/null; fi
+  mkdir -p "$mnt"
+  if ! mount -o loop "$img" "$mnt" 2>"$tmp/mount.err"; then
+    echo "$kind reflink: skipped (loop mount refused: $(cat "$tmp/mount.err"))"
+    continue
+  fi
+  populate "$mnt"
+  copy_cost "$mnt" "$kind (reflink)"
+done
+
+echo "== 2. 4 hypotheses, pytest with one 1 s test: copy mode against in-place"
+py="$tmp/py"
+mkfiles "$py" 1000
+printf 'def add(a, b):\n    return a - b\n' > "$py/calc.py"
+printf 'import time\nfrom calc import add\n\ndef test_add():\n    time.sleep(1)\n    assert add(2, 3) == 5\n' > "$py/test_calc.py"
+printf '{"hypotheses":[%s]}\n' "$(for i in 1 2 3 4; do [ $i -gt 1 ] && printf ','; printf '{"name":"h%d","edits":[{"path":"calc.py","content":"def add(a, b):\\n    return a + %d - %d + b\\n"}]}' $i $i $i; done)" > "$tmp/py4.json"
+for mode in copy inplace; do
+  : > "$tmp/wall"
+  for i in $(seq "$rounds"); do
+    s=$(now)
+    XDG_STATE_HOME="$tmp/plain/state" "$shadow" --headless --no-record --mode "$mode" -C "$py" "$tmp/py4.json" -- python3 -m pytest -q -p no:cacheprovider >/dev/null 2>&1 || true
+    awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.3f\n", b-a}' >> "$tmp/wall"
+  done
+  printf '%-8s %.2f s wall for 4 hypotheses (%d cores)\n' "$mode" "$(median < "$tmp/wall")" "$(nproc)"
+done
+
+echo "== 3. cargo: does copying target/ pay at the copy's new path?"
+if ! command -v cargo >/dev/null; then
+  echo "skipped: no cargo"
+  exit 0
+fi
+# A dependency outside the workspace (as a registry crate in ~/.cargo is):
+# its path is the same from the copy. A crate inside the workspace is
+# reached at the copy's path.
+dep="$tmp/cargo-dep"; app="$tmp/cargo-app"
+mkdir -p "$dep/src" "$app/src" "$app/inner/src"
+python3 - "$dep/src/lib.rs" "$app/inner/src/lib.rs" <<'EOF'
+import sys
+for p in sys.argv[1:]:
+    with open(p, "w") as f:
+        for i in range(1500):
+            f.write("pub fn f%d(x: u64) -> u64 { let v: Vec<u64> = (0..x).map(|i| i * %d).collect(); v.iter().sum() }\n" % (i, i))
+EOF
+printf '[package]\nname = "dep"\nversion = "0.1.0"\nedition = "2021"\n' > "$dep/Cargo.toml"
+printf '[package]\nname = "inner"\nversion = "0.1.0"\nedition = "2021"\n' > "$app/inner/Cargo.toml"
+printf '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\ndep = { path = "%s" }\ninner = { path = "inner" }\n' "$dep" > "$app/Cargo.toml"
+printf 'pub fn run() -> u64 { dep::f1(3) + inner::f1(3) }\n' > "$app/src/lib.rs"
+(cd "$app" && cargo build --offline -q)
+printf '{"hypotheses":[{"name":"edit","edits":[{"path":"src/lib.rs","content":"pub fn run() -> u64 { dep::f2(3) + inner::f2(3) }\\n"}]}]}\n' > "$tmp/cargo.json"
+s=$(now); (cd "$app" && cargo build --offline -q); in_place=$(awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}')
+for how in with-target skip-target; do
+  extra=(); [ "$how" = skip-target ] && extra=(--copy-skip target)
+  : > "$tmp/c"
+  for i in $(seq "$rounds"); do
+    XDG_STATE_HOME="$tmp/plain/state" "$shadow" --headless --json --no-record --mode copy "${extra[@]}" -C "$app" "$tmp/cargo.json" -- cargo build --offline -q 2>/dev/null | hypdur | awk '{print $1/1000}' >> "$tmp/c"
+  done
+  printf '%-12s cargo build of an edit in the copy: %.2f s (copy included; target/ is %s)\n' "$how" "$(median < "$tmp/c")" "$(du -sh "$app/target" | cut -f1)"
+done
+echo "(the same build in the checkout, nothing changed: ${in_place} s)"
