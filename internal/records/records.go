@@ -76,5 +76,11 @@ func ResultLine(r *engine.Result) string {
 	if r.Tests != nil {
 		s += fmt.Sprintf(" (%d passed, %d failed)", r.Tests.Passed, r.Tests.Failed)
 	}
+	if r.Disqualified != nil { // as the text report marks it (DESIGN §4)
+		s += " [disqualified: " + *r.Disqualified + "]"
+	}
+	if r.Runs > 1 {
+		s += fmt.Sprintf(" [passed %d of %d runs]", r.Passes, r.Runs)
+	}
 	return s
 }
