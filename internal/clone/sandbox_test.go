@@ -550,3 +550,20 @@ func TestRebaseEnv(t *testing.T) {
 		t.Errorf("rebaseArg: %s", got)
 	}
 }
+
+// TestColdCachesNamed: a copy at another path says which path-keyed
+// caches miss there.
+func TestColdCachesNamed(t *testing.T) {
+	ws, _ := fixture(t)
+	write(t, ws, "Cargo.toml", "[package]\nname = \"x\"\n", 0o644)
+	write(t, ws, "target/debug/.fingerprint/x", "", 0o644)
+	write(t, ws, "go.mod", "module x\n", 0o644)
+	sb := New(filepath.Join(t.TempDir(), "copies"), Options{})
+	var out syncBuf
+	o, err := sb.Run(context.Background(), job(ws, &out, "true"))
+	must(t, err)
+	w := strings.Join(o.Warnings, "\n")
+	if !strings.Contains(w, "cargo's fingerprints") || !strings.Contains(w, "Go's build and test caches") {
+		t.Errorf("warnings:\n%s", w)
+	}
+}

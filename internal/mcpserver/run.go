@@ -27,7 +27,7 @@ type mcpRunArgs struct {
 	Timeout    string            `json:"timeout,omitempty" jsonschema:"per-hypothesis timeout, a duration such as 90s or 5m (default 10m)"`
 	Jobs       int               `json:"jobs,omitempty" jsonschema:"how many hypotheses run at once (default: the number of CPUs)"`
 	Apply      bool              `json:"apply,omitempty" jsonschema:"write the winner's files into the checkout after the run (refused, changing nothing, if a target changed while the run went on). Default false: the checkout is left as it is"`
-	Mode       string            `json:"mode,omitempty" jsonschema:"sandbox mode: auto (default: overlay where the machine allows it), overlay, or inplace (one hypothesis at a time in the checkout, restored after each)"`
+	Mode       string            `json:"mode,omitempty" jsonschema:"sandbox mode: auto (default: overlay where the machine allows it, else copy), overlay, copy (each hypothesis in its own copy of the workspace, in parallel), or inplace (one hypothesis at a time in the checkout, restored after each)"`
 	Baseline   bool              `json:"baseline,omitempty" jsonschema:"add a hypothesis named baseline with no edits, unless there is one"`
 	Env        map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
 	Net        string            `json:"net,omitempty" jsonschema:"network of the command: host (default) or isolated (loopback only)"`
