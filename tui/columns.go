@@ -190,6 +190,7 @@ func (c colView) outputRows(w, room int) []string {
 		return nil
 	}
 	recent := c.h.out.last(ringCap)
+	fail := c.h.out.failures(ringCap)
 	keyRoom := room
 	if len(recent) > 0 && room >= 6 {
 		keyRoom = room * 2 / 3
@@ -198,7 +199,7 @@ func (c colView) outputRows(w, room int) []string {
 	// shown without its start.
 	var items [][]string
 	total := 0
-	for _, k := range keyLines(recent, room) {
+	for _, k := range keyLinesOf(recent, fail, room) {
 		it := wrapStyled(k, w, c.st.Failed.UnsetBold().Render)
 		items = append(items, it)
 		total += len(it)
@@ -223,7 +224,7 @@ func (c colView) outputRows(w, room int) []string {
 		// The newest lines not shown above already.
 		var tail []string
 		for i := len(recent) - 1; i >= 0 && len(tail) < rest; i-- {
-			if len(key) == 0 || !isFailureLine(recent[i]) {
+			if len(key) == 0 || !fail[i] {
 				tail = append(tail, sanitize(recent[i], c.color))
 			}
 		}

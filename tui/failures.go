@@ -77,11 +77,20 @@ func shortenLine(l string) string {
 // name a failure, shortened and without repeats, oldest first; at most
 // max of them (the newest).
 func keyLines(lines []string, max int) []string {
-	seen := map[string]bool{}
+	return keyLinesOf(lines, nil, max)
+}
+
+// keyLinesOf is keyLines with the lines' classification known (fail[i]
+// for lines[i]; nil: classify here).
+func keyLinesOf(lines []string, fail []bool, max int) []string {
+	var seen map[string]bool
 	var out []string
-	for _, l := range lines {
-		if !isFailureLine(l) {
+	for i, l := range lines {
+		if fail != nil && !fail[i] || fail == nil && !isFailureLine(l) {
 			continue
+		}
+		if seen == nil {
+			seen = map[string]bool{}
 		}
 		s := shortenLine(l)
 		if s == "" || seen[s] {

@@ -18,6 +18,10 @@ type ring struct {
 	n       int // lines held
 	partial string
 	total   int64 // complete lines ever seen
+	// cls caches whether each held line names a failure (isFailureLine):
+	// 0 not looked at yet, 1 no, 2 yes. A held line never changes, so each
+	// is classified once, not at every frame.
+	cls [ringCap]uint8
 }
 
 // write adds a chunk of output. Only the lines that can still be shown are
@@ -62,10 +66,12 @@ func (r *ring) write(text string) {
 func (r *ring) push(l string) {
 	if r.n < ringCap {
 		r.lines[(r.start+r.n)%ringCap] = l
+		r.cls[(r.start+r.n)%ringCap] = 0
 		r.n++
 		return
 	}
 	r.lines[r.start] = l
+	r.cls[r.start] = 0
 	r.start = (r.start + 1) % ringCap
 }
 
@@ -95,4 +101,31 @@ func clipLine(s string) string {
 		return s[len(s)-maxLineBytes:]
 	}
 	return s
+}
+
+// failures reports, for the lines last(n) returns, which name a failure.
+func (r *ring) failures(n int) []bool {
+	if n <= 0 {
+		return nil
+	}
+	extra := 0
+	if r.partial != "" {
+		extra = 1
+	}
+	k := min(r.n, n-extra)
+	out := make([]bool, 0, k+extra)
+	for i := r.n - k; i < r.n; i++ {
+		j := (r.start + i) % ringCap
+		if r.cls[j] == 0 {
+			r.cls[j] = 1
+			if isFailureLine(r.lines[j]) {
+				r.cls[j] = 2
+			}
+		}
+		out = append(out, r.cls[j] == 2)
+	}
+	if extra == 1 {
+		out = append(out, isFailureLine(r.partial))
+	}
+	return out
 }
