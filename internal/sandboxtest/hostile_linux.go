@@ -26,6 +26,7 @@ func runHostile(t *testing.T, s *suite) {
 	t.Run("InheritedFDs", s.inheritedFDs)
 	t.Run("ProcOneCwdAndRoot", s.procOne)
 	t.Run("Umount", s.umount)
+	t.Run("PeelMasksInNestedNamespace", s.peelMasks)
 	t.Run("NoCapabilities", s.noCapabilities)
 	t.Run("RootDevicesAndSysctls", s.rootDevices)
 	t.Run("CallersTmux", s.callersTmux)
@@ -213,6 +214,33 @@ func (s *suite) umount(t *testing.T) {
 		`export W='`+f.ws+`' S='`+f.dirs.State+`'; `+script+
 			`if command -v unshare >/dev/null; then unshare -Urm sh -c '`+script+`' 2>&1; unshare -m sh -c '`+script+`' 2>&1; fi; true`)
 	_ = out
+	f.checkClean(ws, state)
+}
+
+// peelMasks: in a nested user and mount namespace the command has every
+// capability over its own mounts; a non-recursive bind of a masked dir's
+// parent (or of the workspace's parent) would show what lies under the
+// masks and the overlay, and a remount could make /proc/sys writable. The
+// kernel refuses both for mounts locked together (mount_namespaces(7)).
+func (s *suite) peelMasks(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare (util-linux) is missing")
+	}
+	f := s.setup(t)
+	os.WriteFile(filepath.Join(f.dirs.State, "secret"), []byte("UNDER-THE-MASK-1312"), 0o600)
+	ws, state := Snapshot(t, f.ws), f.stateSnapshot()
+	inner := `d=$(mktemp -d); ` +
+		`mount --bind "$P" "$d" 2>&1 && cat "$d/$(basename "$S")/secret"; ` +
+		`mount --bind "$WP" "$d" 2>&1 && echo pwned > "$d/$(basename "$W")/PWNED-PEEL"; ` +
+		`mount -o remount,bind,rw /proc/sys 2>&1 && echo REMOUNTED-RW; ` +
+		`mount -o remount,rw "$S" 2>&1; umount "$S" 2>&1 && cat "$S/secret"; true`
+	_, out := f.run(context.Background(), engine.Hypothesis{Name: "peel"},
+		`export W='`+f.ws+`' S='`+f.dirs.State+`' P='`+filepath.Dir(f.dirs.State)+`' WP='`+filepath.Dir(f.ws)+`'; `+
+			`unshare -Urm sh -c '`+inner+`' 2>&1; unshare -Um sh -c '`+inner+`' 2>&1; unshare -Urmpf --mount-proc sh -c '`+inner+`' 2>&1; true`)
+	t.Logf("the hostile command said:\n%s", out)
+	if strings.Contains(out, "UNDER-THE-MASK-1312") || strings.Contains(out, "REMOUNTED-RW") {
+		t.Errorf("a nested namespace peeled a mask off:\n%s", out)
+	}
 	f.checkClean(ws, state)
 }
 
