@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/shadow-dev/shadow/internal/fsutil"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -110,32 +111,8 @@ func writeAtomic(workspace string, f File) error {
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return fmt.Errorf("create directory for %s: %w", f.Path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".shadow-*")
-	if err != nil {
+	if err := fsutil.WriteFileAtomic(target, f.Content, f.Mode.Perm(), true); err != nil {
 		return fmt.Errorf("write %s: %w", f.Path, err)
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(f.Content); err != nil {
-		return fmt.Errorf("write %s: %w", f.Path, err)
-	}
-	if err := tmp.Chmod(f.Mode.Perm()); err != nil {
-		return fmt.Errorf("chmod %s: %w", f.Path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", f.Path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", f.Path, err)
-	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
-		return fmt.Errorf("replace %s: %w", f.Path, err)
-	}
-	ok = true
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/shadow-dev/shadow/internal/fsutil"
 	"io"
 	"io/fs"
 	"os"
@@ -210,24 +211,7 @@ func (j *Journal) writeManifest() error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(j.dir, manifest+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err = f.Write(b); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(j.dir, manifest)); err != nil {
-		return err
-	}
-	return syncDir(j.dir)
+	return fsutil.WriteFileAtomic(filepath.Join(j.dir, manifest), b, 0o600, true)
 }
 
 // begin journals everything job.Hyp will change and commits the journal:

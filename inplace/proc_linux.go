@@ -2,42 +2,21 @@ package inplace
 
 import (
 	"errors"
+	"github.com/shadow-dev/shadow/internal/procfs"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-func bootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
+func bootID() string { return procfs.BootID() }
 
 // procStat returns a process's process group and start time (clock ticks
 // since boot) from /proc/PID/stat.
 func procStat(pid int) (pgrp int, start uint64, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state): pgrp is field 5, starttime field 22.
-	if len(f) < 20 {
-		return 0, 0, false
-	}
-	pgrp, _ = strconv.Atoi(f[2])
-	start, _ = strconv.ParseUint(f[19], 10, 64)
-	return pgrp, start, true
+	st, ok := procfs.ReadStat(pid)
+	return st.PGRP, st.Start, ok
 }
 
 // killLeftovers ends what is left of a crashed run's command: the shadow

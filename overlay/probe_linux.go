@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shadow-dev/shadow/internal/procfs"
 	"io"
 	"os"
 	"path/filepath"
@@ -193,22 +194,13 @@ func CachedProbe(base, cacheFile, version string) Verdict {
 	if os.Getenv(forceFailEnv) != "1" {
 		if b, err := json.MarshalIndent(v, "", "  "); err == nil {
 			_ = os.MkdirAll(filepath.Dir(cacheFile), 0o700)
-			tmp := cacheFile + ".tmp" + fmt.Sprint(os.Getpid())
-			if os.WriteFile(tmp, b, 0o600) == nil {
-				_ = os.Rename(tmp, cacheFile)
-			}
+			_ = fsutil.WriteFileAtomic(cacheFile, b, 0o600, false)
 		}
 	}
 	return v
 }
 
-func bootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
+func bootID() string { return procfs.BootID() }
 
 // advice says what to do about a failed probe.
 func advice(v Verdict, base string) string {

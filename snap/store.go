@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shadow-dev/shadow/internal/fsutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -218,23 +219,7 @@ func (s Store) RunDir(ws, id string) string {
 // WriteFileAtomic writes data to a temporary file in the same directory,
 // syncs it and renames it over path: readers see all or nothing.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return fsutil.WriteFileAtomic(path, data, 0o600, true)
 }
 
 // DefaultMaxEventOutput is the live output one hypothesis's events may
