@@ -90,6 +90,14 @@ func pyEdit(path, content string) map[string]any {
 // pytest run: none may win; the real fix does, with its fixed test named,
 // and --apply writes only it.
 func TestE2EVerdictPytestCheats(t *testing.T) {
+	// Copy mode sees the command's run-time changes by comparing the copy;
+	// overlay mode in the upper dir.
+	for _, mode := range []string{"overlay", "copy"} {
+		t.Run(mode, func(t *testing.T) { pytestCheats(t, mode) })
+	}
+}
+
+func pytestCheats(t *testing.T, mode string) {
 	e, py := pyProject(t)
 	weakened := strings.Replace(strutilsTest, "    assert bytes2human(2048) == \"2K\"\n    assert bytes2human(1000 * 1024) == \"1000K\"\n", "    pass\n", 1)
 	skipped := strings.Replace(strutilsTest, "def test_bytes2human", "@pytest.mark.skip(reason='flaky')\ndef test_bytes2human", 1)
@@ -116,8 +124,11 @@ func TestE2EVerdictPytestCheats(t *testing.T) {
 		"command": []string{py, "-m", "pytest", "-q", "-p", "no:cacheprovider"},
 	})
 	before := tree(t, e.ws)
-	out, stderr, code := e.shadow("--headless", "--json", "--apply", "-C", e.ws, spec)
+	out, stderr, code := e.shadow("--headless", "--json", "--apply", "--mode", mode, "-C", e.ws, spec)
 	rep := e.report(out)
+	if rep.Mode != mode {
+		t.Fatalf("ran in %s mode, not %s", rep.Mode, mode)
+	}
 	if code != 0 || rep.Winner == nil || *rep.Winner != "fix" {
 		t.Fatalf("exit %d winner %v\n%s\n%s", code, rep.Winner, out, stderr)
 	}
@@ -125,7 +136,7 @@ func TestE2EVerdictPytestCheats(t *testing.T) {
 	if f := m["fix"]; strings.Join(f.Fixed, ",") != "tests/test_strutils.py::test_bytes2human" || f.Broken == nil || len(f.Broken) != 0 || f.Disqualified != nil {
 		t.Errorf("fix: fixed %v broken %v disqualified %v", f.Fixed, f.Broken, f.Disqualified)
 	}
-	reports := sandboxReportsChanges(t)
+	reports := mode == "copy" || sandboxReportsChanges(t)
 	for name, want := range map[string]string{
 		"weaken_test":         "changes tests/test_strutils.py",
 		"skip_test":           "changes tests/test_strutils.py; skips 1 more test than the baseline",
@@ -167,12 +178,12 @@ func TestE2EVerdictPytestCheats(t *testing.T) {
 		"hypotheses": []any{map[string]any{"name": "baseline"}, map[string]any{"name": "weaken_test", "edits": []any{pyEdit("tests/test_strutils.py", weakened)}}},
 		"command":    []string{py, "-m", "pytest", "-q", "-p", "no:cacheprovider"},
 	})
-	out, _, code = e.shadow("--headless", "-C", e.ws, spec2)
+	out, _, code = e.shadow("--headless", "--mode", mode, "-C", e.ws, spec2)
 	if code != 1 || !strings.Contains(out, "no winner: only disqualified hypotheses passed (weaken_test)") || !strings.Contains(out, "[disqualified: changes tests/test_strutils.py]") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 	// --allow-test-edits lets it win.
-	out, _, code = e.shadow("--headless", "--allow-test-edits", "-C", e.ws, spec2)
+	out, _, code = e.shadow("--headless", "--allow-test-edits", "--mode", mode, "-C", e.ws, spec2)
 	if code != 0 || !strings.Contains(out, "winner: weaken_test") {
 		t.Errorf("--allow-test-edits: exit %d\n%s", code, out)
 	}
