@@ -76,11 +76,14 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	if err := checkOutside(s.base, job.Workspace); err != nil {
 		return out, err
 	}
+	// git dirs outside the workspace (a worktree's main .git) are shadowed
+	// too; shadow's own dirs and servers' sockets are masked.
 	gitDirs := outsideGitDirs(job.Workspace, job.Env)
 	masks, err := s.maskList(job, gitDirs)
 	if err != nil {
 		return out, err
 	}
+	// No variable may point the command at a server outside the sandbox.
 	env := commandEnv(job.Env)
 	if usesSccache(env) {
 		if env, err = sccacheEnv(env); err != nil {
