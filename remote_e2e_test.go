@@ -169,8 +169,11 @@ func (r *remoteEnv) nodeProcs(name string) []string {
 		f := strings.Fields(s[i+1:])
 		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 		ppid, _ := strconv.Atoi(f[1])
-		parent[pid] = ppid
 		c, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+		if f[0] == "Z" || len(c) == 0 {
+			continue // exited, not yet reaped: nothing runs
+		}
+		parent[pid] = ppid
 		cmdline[pid] = string(bytes.ReplaceAll(c, []byte{0}, []byte{' '}))
 	}
 	var out []string

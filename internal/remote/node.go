@@ -14,6 +14,6 @@ func MaybeNode() {
 }
 
 func nodeUsage() int {
-	fmt.Fprintf(os.Stderr, "shadow %s: the node side of --remote, started by shadow over ssh: hold WORKSPACE | job\n", NodeArg)
+	fmt.Fprintf(os.Stderr, "shadow %s: the node side of --remote, started by shadow over ssh: hold WORKSPACE\n", NodeArg)
 	return 2
 }

@@ -30,8 +30,6 @@ func nodeMain(args []string) int {
 	switch {
 	case len(args) == 2 && args[0] == "hold":
 		return nodeHold(args[1])
-	case len(args) == 1 && args[0] == "job":
-		return nodeJob()
 	}
 	return nodeUsage()
 }
@@ -49,14 +47,34 @@ func mirrorLock(store snap.Store, ws string) string {
 	return filepath.Join(store.Root, "remote", "locks", hex.EncodeToString(h[:8])+".lock")
 }
 
-// nodeHold holds the mirror lock for one local run: exclusive while the
-// local side syncs, then shared until stdin ends. POSIX record locks are
-// used because converting one (F_SETLKW from write to read) is atomic
-// (fcntl(2)), where flock(2) conversion may let a waiting sync in between.
+// nodeHold is the node side of one local run: it holds the mirror lock,
+// exclusive while the local side syncs, then shared until stdin ends, and
+// meanwhile runs the jobs it is sent. POSIX record locks are used because
+// converting one (F_SETLKW from write to read) is atomic (fcntl(2)), where
+// flock(2) conversion may let a waiting sync in between.
 func nodeHold(ws string) int {
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer cancel()
+	// A write to a closed stdout must be an error, not a SIGPIPE that
+	// kills us before the sandboxes have cleaned up. Notify, not Ignore:
+	// an ignored signal would stay ignored in the commands (execve(2)).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// sshd's session process is our parent: when it dies, so do the jobs.
+	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0)
+	if os.Getppid() == 1 {
+		return 3
+	}
+	var mu sync.Mutex
 	enc := json.NewEncoder(os.Stdout)
+	send := func(m nodeMsg) {
+		mu.Lock()
+		defer mu.Unlock()
+		if enc.Encode(m) != nil {
+			cancel() // the connection is gone
+		}
+	}
 	fail := func(err error) int {
-		_ = enc.Encode(holdReply{Error: err.Error()})
+		send(nodeMsg{Error: err.Error()})
 		return 3
 	}
 	store, err := nodeStore()
@@ -75,10 +93,8 @@ func nodeHold(ws string) int {
 	if err := setLock(f, unix.F_WRLCK); err != nil {
 		return fail(fmt.Errorf("lock the mirror %s: %w", ws, err))
 	}
-	if err := enc.Encode(holdReply{Locked: true}); err != nil {
-		return 3
-	}
-	in := bufio.NewReader(os.Stdin)
+	send(nodeMsg{Locked: true})
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	if line, err := in.ReadString('\n'); err != nil || strings.TrimSpace(line) != "synced" {
 		return 0 // the local side gave up before or during the sync
 	}
@@ -86,11 +102,111 @@ func nodeHold(ws string) int {
 		return fail(fmt.Errorf("share the mirror lock of %s: %w", ws, err))
 	}
 	sb, v := nodeSandbox(store, ws)
-	if err := enc.Encode(holdReply{Mode: sb.Mode(), Reason: v.Reason, CPUs: runtime.NumCPU()}); err != nil {
-		return 3
-	}
-	_, _ = io.Copy(io.Discard, in) // held until the run ends
+	send(nodeMsg{Mode: sb.Mode(), Reason: v.Reason, CPUs: runtime.NumCPU()})
+	serve(ctx, cancel, in, sb, send)
 	return 0
+}
+
+// serve runs the jobs read from in until in ends or the heartbeat stops,
+// then ends every job still running and waits for them.
+func serve(ctx context.Context, cancel context.CancelFunc, in *bufio.Reader, sb engine.Sandbox, send func(nodeMsg)) {
+	lines := make(chan []byte)
+	go func() {
+		defer close(lines)
+		for {
+			b, err := in.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			select {
+			case lines <- b:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	jobs := map[int]context.CancelFunc{}
+	var jmu sync.Mutex
+	limit := heartbeat * heartbeatMiss
+	t := time.NewTimer(limit)
+	defer func() {
+		t.Stop()
+		cancel()
+		wg.Wait()
+	}()
+	for {
+		var b []byte
+		var ok bool
+		select {
+		case b, ok = <-lines:
+			if !ok {
+				return // stdin ended: the run is over, or its connection
+			}
+		case <-t.C:
+			return // no heartbeat: the local side is gone or hung
+		case <-ctx.Done():
+			return
+		}
+		t.Reset(limit)
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue // heartbeat
+		}
+		var c nodeCmd
+		if err := json.Unmarshal(b, &c); err != nil || c.ID <= 0 {
+			send(nodeMsg{Error: fmt.Sprintf("node: unreadable command %q", strings.TrimSpace(string(b)))})
+			continue
+		}
+		jmu.Lock()
+		if c.Cancel {
+			if stop := jobs[c.ID]; stop != nil {
+				stop()
+			}
+			jmu.Unlock()
+			continue
+		}
+		if c.Job == nil {
+			jmu.Unlock()
+			continue
+		}
+		jctx, stop := context.WithCancel(ctx)
+		jobs[c.ID] = stop
+		jmu.Unlock()
+		wg.Add(1)
+		go func(id int, wj *wireJob) {
+			defer wg.Done()
+			defer func() {
+				jmu.Lock()
+				delete(jobs, id)
+				jmu.Unlock()
+				stop()
+			}()
+			send(runJob(jctx, sb, id, wj, send))
+		}(c.ID, c.Job)
+	}
+}
+
+// runJob runs one job in the node's sandbox, streaming its output, and
+// returns its last message.
+func runJob(ctx context.Context, sb engine.Sandbox, id int, wj *wireJob, send func(nodeMsg)) nodeMsg {
+	job := engine.Job{
+		Workspace: wj.Workspace, Subdir: wj.Subdir, Hyp: wj.Hyp, Command: wj.Command,
+		Env: append(os.Environ(), wj.Env...), Net: wj.Net, Tmp: wj.Tmp, Collect: wj.Collect,
+		Output: writerFunc(func(p []byte) (int, error) {
+			send(nodeMsg{ID: id, Out: append([]byte(nil), p...)})
+			return len(p), nil
+		}),
+	}
+	o, err := sb.Run(ctx, job)
+	if err != nil {
+		return nodeMsg{ID: id, Error: err.Error()}
+	}
+	mode := o.Mode
+	if mode == "" {
+		mode = sb.Mode()
+	}
+	return nodeMsg{ID: id, Outcome: &wireOutcome{ExitCode: o.ExitCode, Signal: o.Signal, Collected: o.Collected,
+		Warnings: o.Warnings, Changed: o.Changed, Mode: mode}}
 }
 
 func setLock(f *os.File, typ int16) error {
@@ -128,102 +244,6 @@ func nodeSandbox(store snap.Store, ws string) (engine.Sandbox, overlay.Verdict) 
 		return clone.New(cb, clone.Options{Exclude: hidden}), v
 	}
 	return inplace.New(store.WorkspaceDir(ws), io.Discard), v
-}
-
-// nodeJob runs one job. It ends the job when stdin reaches EOF (the local
-// run ended, or its ssh session dropped), when no heartbeat came for
-// heartbeat*heartbeatMiss, when its parent (sshd's session) dies, or on
-// SIGTERM/SIGHUP/SIGINT; every way, the sandbox ends the command's whole
-// tree before the outcome is sent.
-func nodeJob() int {
-	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	defer cancel()
-	// A write to a closed stdout must be an error, not a SIGPIPE that
-	// kills us before the sandbox has cleaned up. Notify, not Ignore: an
-	// ignored signal would stay ignored in the command (execve(2)).
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0)
-	if os.Getppid() == 1 {
-		return 3 // the parent is already gone
-	}
-	var mu sync.Mutex
-	enc := json.NewEncoder(os.Stdout)
-	send := func(m wireMsg) {
-		mu.Lock()
-		defer mu.Unlock()
-		if enc.Encode(m) != nil {
-			cancel()
-		}
-	}
-	in := bufio.NewReader(os.Stdin)
-	line, err := in.ReadBytes('\n')
-	if err != nil {
-		return 0
-	}
-	var wj wireJob
-	if err := json.Unmarshal(line, &wj); err != nil {
-		send(wireMsg{Error: "node: unreadable job: " + err.Error()})
-		return 3
-	}
-	go watchStdin(ctx, in, cancel)
-	store, err := nodeStore()
-	if err != nil {
-		send(wireMsg{Error: "node: " + err.Error()})
-		return 3
-	}
-	sb, _ := nodeSandbox(store, wj.Workspace)
-	job := engine.Job{
-		Workspace: wj.Workspace, Subdir: wj.Subdir, Hyp: wj.Hyp, Command: wj.Command,
-		Env: append(os.Environ(), wj.Env...), Net: wj.Net, Tmp: wj.Tmp, Collect: wj.Collect,
-		Output: writerFunc(func(p []byte) (int, error) {
-			send(wireMsg{Out: append([]byte(nil), p...)})
-			return len(p), nil
-		}),
-	}
-	o, err := sb.Run(ctx, job)
-	if err != nil {
-		send(wireMsg{Error: err.Error()})
-		return 0
-	}
-	mode := o.Mode
-	if mode == "" {
-		mode = sb.Mode()
-	}
-	send(wireMsg{Outcome: &wireOutcome{ExitCode: o.ExitCode, Signal: o.Signal, Collected: o.Collected,
-		Warnings: o.Warnings, Changed: o.Changed, Mode: mode}})
-	return 0
-}
-
-// watchStdin cancels the job at EOF on stdin or when the heartbeat stops.
-func watchStdin(ctx context.Context, in *bufio.Reader, cancel context.CancelFunc) {
-	got := make(chan error, 1)
-	go func() {
-		for {
-			_, err := in.ReadByte()
-			got <- err
-			if err != nil {
-				return
-			}
-		}
-	}()
-	limit := heartbeat * heartbeatMiss
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	for {
-		select {
-		case err := <-got:
-			if err != nil {
-				cancel()
-				return
-			}
-			t.Reset(limit)
-		case <-t.C:
-			cancel()
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 type writerFunc func([]byte) (int, error)

@@ -2,13 +2,16 @@
 //
 // The local side (Sandbox) is an engine.Sandbox: before the run it opens
 // one OpenSSH master connection per node, brings its own binary when the
-// node lacks it, mirrors the checkout's source files to the same path
-// there with rsync, and holds the node's mirror lock; each job then goes
-// to a node with a free slot as one multiplexed ssh session. The node side
-// is this same binary in a hidden mode (NodeMain): it reads the job as
-// JSON on stdin, runs it in the node's own best sandbox, streams the
-// output and the outcome back as NDJSON on stdout, and ends the job when
-// stdin reaches EOF or the heartbeat stops. Ranking, records and --apply
+// node lacks it, and starts the node side, which takes the node's mirror
+// lock; it mirrors the checkout's source files to the same path there
+// with rsync under that lock, and each job then goes to a node with a
+// free slot. The node side is this same binary in a hidden mode
+// (MaybeNode), one ssh session per node per run: it reads jobs as JSON
+// lines on stdin, runs each in the node's own best sandbox, streams the
+// output and outcomes back as NDJSON on stdout, and ends every job when
+// stdin reaches EOF, the heartbeat stops or its parent dies. One session
+// for all of a node's jobs: a session start runs the node user's shell,
+// which may cost more than the hypothesis. Ranking, records and --apply
 // stay local.
 package remote
 
@@ -42,12 +45,29 @@ type wireJob struct {
 	Collect   []string          `json:"collect,omitempty"`
 }
 
-// wireMsg is one line the node side writes: output, or the end of the job
-// (an outcome, or the sandbox's error).
-type wireMsg struct {
+// nodeMsg is one line the node side writes on its session's stdout:
+// first Locked (the mirror lock is held exclusively: sync now), then,
+// after the sync, the node's sandbox and size (the lock is now shared),
+// then for each job (ID) its output and its end, an outcome or the
+// sandbox's error. An Error without ID is the session's own failure.
+type nodeMsg struct {
+	ID      int          `json:"id,omitempty"`
 	Out     []byte       `json:"out,omitempty"`
 	Outcome *wireOutcome `json:"outcome,omitempty"`
 	Error   string       `json:"error,omitempty"`
+
+	Locked bool   `json:"locked,omitempty"`
+	Mode   string `json:"mode,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	CPUs   int    `json:"cpus,omitempty"`
+}
+
+// nodeCmd is one line the local side writes after "synced": start a job,
+// or cancel one. A blank line is the heartbeat.
+type nodeCmd struct {
+	ID     int      `json:"id"`
+	Job    *wireJob `json:"job,omitempty"`
+	Cancel bool     `json:"cancel,omitempty"`
 }
 
 type wireOutcome struct {
@@ -57,15 +77,4 @@ type wireOutcome struct {
 	Warnings  []string          `json:"warnings,omitempty"`
 	Changed   []string          `json:"changed,omitempty"`
 	Mode      string            `json:"mode"`
-}
-
-// holdReply is what the node's hold session says: first Locked (the
-// mirror lock is held exclusively, sync now), then, after the sync, the
-// node's sandbox and size (the lock is now shared).
-type holdReply struct {
-	Locked bool   `json:"locked,omitempty"`
-	Mode   string `json:"mode,omitempty"`
-	Reason string `json:"reason,omitempty"`
-	CPUs   int    `json:"cpus,omitempty"`
-	Error  string `json:"error,omitempty"`
 }

@@ -61,9 +61,67 @@ type node struct {
 	bin         string // the shadow binary there
 	mode        string // its sandbox
 	master      *master
-	hold        *exec.Cmd
+	hold        *exec.Cmd // the node side: mirror lock and job server
 	holdIn      io.WriteCloser
 	holdDone    chan struct{}
+
+	wmu     sync.Mutex // serialises writes to holdIn
+	pmu     sync.Mutex // guards what follows
+	pending map[int]*pendingJob
+	nextID  int
+	ended   bool // the node side's session is over
+}
+
+// pendingJob is a job sent to a node, until its last message.
+type pendingJob struct {
+	out   io.Writer
+	done  chan struct{}
+	final *nodeMsg // nil when the session ended first
+}
+
+// send writes one line to the node side.
+func (n *node) send(line []byte) error {
+	n.wmu.Lock()
+	defer n.wmu.Unlock()
+	_, err := n.holdIn.Write(append(line, '\n'))
+	return err
+}
+
+// dispatch hands a job's message to its Run; the session's own messages
+// go to replies.
+func (n *node) dispatch(m nodeMsg, replies chan<- nodeMsg) {
+	if m.ID == 0 {
+		select {
+		case replies <- m:
+		default: // nobody waits for it after the set-up
+		}
+		return
+	}
+	n.pmu.Lock()
+	pj := n.pending[m.ID]
+	if pj != nil && (m.Outcome != nil || m.Error != "") {
+		delete(n.pending, m.ID)
+	}
+	n.pmu.Unlock()
+	switch {
+	case pj == nil:
+	case m.Outcome != nil || m.Error != "":
+		pj.final = &m
+		close(pj.done)
+	case len(m.Out) > 0 && pj.out != nil:
+		_, _ = pj.out.Write(m.Out)
+	}
+}
+
+// endSession fails every job still waiting on the node.
+func (n *node) endSession() {
+	n.pmu.Lock()
+	defer n.pmu.Unlock()
+	n.ended = true
+	for id, pj := range n.pending {
+		delete(n.pending, id)
+		close(pj.done)
+	}
 }
 
 // NodeError is a node that failed (unreachable, or its connection or
@@ -260,27 +318,28 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 	}
 	n.bin = bin
 	n.hold, n.holdIn, n.holdDone = hold, in, make(chan struct{})
-	replies := make(chan holdReply, 2)
+	replies := make(chan nodeMsg, 2)
 	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var r holdReply
-			if json.Unmarshal(sc.Bytes(), &r) == nil {
-				replies <- r
+		dec := json.NewDecoder(out)
+		for {
+			var m nodeMsg
+			if dec.Decode(&m) != nil {
+				break
 			}
+			n.dispatch(m, replies)
 		}
 		close(replies)
+		n.endSession()
 		_ = hold.Wait()
 		close(n.holdDone)
 		s.mu.Lock()
 		closing := s.closing
 		s.mu.Unlock()
 		if !closing {
-			s.markDead(n, &NodeError{Node: n.name, Err: fmt.Errorf("lost the connection: %s", stderr.String())})
+			s.markDead(n, &NodeError{Node: n.name, Err: fmt.Errorf("lost the connection: %s", strings.TrimSpace(stderr.String()))})
 		}
 	}()
-	next := func(what string) (holdReply, error) {
+	next := func(what string) (nodeMsg, error) {
 		slow := time.AfterFunc(2*time.Second, func() {
 			fmt.Fprintf(s.o.Notices, "shadow: node %s: %s\n", n.name, what)
 		})
@@ -295,7 +354,7 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 			}
 			return r, nil
 		case <-ctx.Done():
-			return holdReply{}, ctx.Err()
+			return nodeMsg{}, ctx.Err()
 		}
 	}
 	if _, err := next("waiting for the mirror lock (another run is syncing or using the mirror)"); err != nil {
@@ -337,6 +396,20 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 	s.mu.Lock()
 	s.syncs = append(s.syncs, sync)
 	s.mu.Unlock()
+	go func() { // the heartbeat: the node ends every job when it stops
+		t := time.NewTicker(heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				if n.send(nil) != nil {
+					return
+				}
+			case <-n.holdDone:
+				return
+			}
+		}
+	}()
 	return nil
 }
 
@@ -465,117 +538,68 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	}
 }
 
-// runOn runs one job on n as one ssh session: the job as a JSON line,
-// then a heartbeat; output and the outcome come back as NDJSON. Ending
-// ctx closes the session's stdin, on which the node ends the job's whole
-// tree and reports; a node that does not is cut off.
+// runOn sends one job to n's node side and waits for its end. Ending ctx
+// cancels it there: the node ends the job's whole tree and reports; a node
+// that does not within 15s is left to Close, which ends its session.
 func (s *Sandbox) runOn(ctx context.Context, n *node, job engine.Job) (engine.Outcome, error) {
 	out := engine.Outcome{ExitCode: -1, Node: n.name}
-	wj := wireJob{Workspace: s.dir, Subdir: job.Subdir, Hyp: job.Hyp, Command: job.Command,
+	wj := &wireJob{Workspace: s.dir, Subdir: job.Subdir, Hyp: job.Hyp, Command: job.Command,
 		Net: job.Net, Tmp: job.Tmp, Collect: job.Collect}
 	for _, kv := range job.Env {
 		if !s.extra[kv] {
 			wj.Env = append(wj.Env, kv)
 		}
 	}
-	line, err := json.Marshal(wj)
+	pj := &pendingJob{out: job.Output, done: make(chan struct{})}
+	n.pmu.Lock()
+	if n.ended {
+		n.pmu.Unlock()
+		return out, &NodeError{Node: n.name, Err: errors.New("its session has ended")}
+	}
+	if n.pending == nil {
+		n.pending = map[int]*pendingJob{}
+	}
+	n.nextID++
+	id := n.nextID
+	n.pending[id] = pj
+	n.pmu.Unlock()
+	forget := func() {
+		n.pmu.Lock()
+		delete(n.pending, id)
+		n.pmu.Unlock()
+	}
+	line, err := json.Marshal(nodeCmd{ID: id, Job: wj})
 	if err != nil {
+		forget()
 		return out, err
 	}
-	cmd := s.client.Command(n.name, n.bin, NodeArg, "job")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return out, err
+	if err := n.send(line); err != nil {
+		forget()
+		return out, &NodeError{Node: n.name, Err: fmt.Errorf("send the job: %v", err)}
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return out, err
-	}
-	stderr := &tailBuffer{max: 4096}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		return out, &NodeError{Node: n.name, Err: err}
-	}
-	var inMu sync.Mutex
-	write := func(b []byte) {
-		inMu.Lock()
-		defer inMu.Unlock()
-		if stdin != nil {
-			_, _ = stdin.Write(b)
-		}
-	}
-	closeIn := func() {
-		inMu.Lock()
-		defer inMu.Unlock()
-		if stdin != nil {
-			stdin.Close()
-			stdin = nil
-		}
-	}
-	write(append(line, '\n'))
-	stopBeat := make(chan struct{})
-	go func() {
-		t := time.NewTicker(heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				write([]byte("\n"))
-			case <-stopBeat:
-				return
-			}
-		}
-	}()
-	var result *wireOutcome
-	var jobErr string
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		dec := json.NewDecoder(stdout)
-		for {
-			var m wireMsg
-			if dec.Decode(&m) != nil {
-				return
-			}
-			switch {
-			case m.Outcome != nil:
-				result = m.Outcome
-			case m.Error != "":
-				jobErr = m.Error
-			case len(m.Out) > 0 && job.Output != nil:
-				_, _ = job.Output.Write(m.Out)
-			}
-		}
-	}()
 	select {
-	case <-read:
+	case <-pj.done:
 	case <-ctx.Done():
-		closeIn()
+		cancel, _ := json.Marshal(nodeCmd{ID: id, Cancel: true})
+		_ = n.send(cancel)
 		select {
-		case <-read:
+		case <-pj.done:
 		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-read
+			forget()
+			return out, nil
 		}
 	}
-	close(stopBeat)
-	closeIn()
-	werr := cmd.Wait()
-	switch {
-	case result != nil:
-		out = engine.Outcome{ExitCode: result.ExitCode, Signal: result.Signal, Collected: result.Collected,
-			Warnings: result.Warnings, Changed: result.Changed, Node: n.name, Mode: result.Mode}
-		return out, nil
-	case jobErr != "":
-		return out, fmt.Errorf("node %s: %s", n.name, jobErr)
+	switch m := pj.final; {
+	case m != nil && m.Outcome != nil:
+		r := m.Outcome
+		return engine.Outcome{ExitCode: r.ExitCode, Signal: r.Signal, Collected: r.Collected,
+			Warnings: r.Warnings, Changed: r.Changed, Node: n.name, Mode: r.Mode}, nil
+	case m != nil:
+		return out, fmt.Errorf("node %s: %s", n.name, m.Error)
 	case ctx.Err() != nil:
 		return out, nil
 	}
-	msg := strings.TrimSpace(stderr.String())
-	if msg == "" && werr != nil {
-		msg = werr.Error()
-	}
-	return out, &NodeError{Node: n.name, Err: fmt.Errorf("the session ended without a result: %s", msg)}
+	return out, &NodeError{Node: n.name, Err: errors.New("the connection ended before the hypothesis did")}
 }
 
 // Close ends every node's hold (releasing its mirror lock) and master.
