@@ -13,7 +13,9 @@ import (
 )
 
 // Edit sources that are not regular files, or too large, end the run with
-// exit 2 within a second, before anything ran or was written.
+// exit 2 at once, before anything ran or was written. The old build hung on
+// a FIFO forever and read /dev/zero until memory ran out; the bound is
+// loose because CI machines are shared (timing is not what is tested).
 func TestE2EEditSourcesRefusedFast(t *testing.T) {
 	e := newInplaceEnv(t)
 	fifo := filepath.Join(e.dir, "fifo")
@@ -27,7 +29,7 @@ func TestE2EEditSourcesRefusedFast(t *testing.T) {
 			spec := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "h", "edits": []any{map[string]any{"path": "v.txt", "file": c.file}}}}})
 			start := time.Now()
 			_, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--max-edit-size", "2M", "-C", e.ws, spec, "--", "true")
-			if d := time.Since(start); d > time.Second {
+			if d := time.Since(start); d > 20*time.Second {
 				t.Errorf("took %v", d)
 			}
 			if code != 2 || !strings.Contains(stderr, "edits[0].file") {
