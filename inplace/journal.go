@@ -185,10 +185,9 @@ func copyToBlob(src, dst string) (string, int64, error) {
 		return "", 0, err
 	}
 	h := sha256.New()
+	// Not synced one by one: begin makes them all durable with one
+	// syncFS before the journal is committed.
 	size, err := io.Copy(io.MultiWriter(out, h), in)
-	if err == nil {
-		err = out.Sync()
-	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -315,6 +314,9 @@ func begin(stateDir string, job engine.Job) (*Journal, error) {
 	}
 	sort.Slice(j.Parents, func(a, b int) bool { return j.Parents[a].Path < j.Parents[b].Path })
 	crashAt("mid-journal")
+	if err := syncFS(tmpDir); err != nil {
+		return nil, fmt.Errorf("journal: sync the originals: %w", err)
+	}
 	if err := j.writeManifest(); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}

@@ -1,11 +1,13 @@
 package inplace
 
 import (
+	"bytes"
 	"errors"
 	"github.com/shadow-dev/shadow/internal/procfs"
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,7 +26,11 @@ func procStat(pid int) (pgrp int, start uint64, ok bool) {
 // recorded group that started no earlier than its leader, in this boot,
 // are signalled, so a recycled group id is left alone.
 func killLeftovers(j *Journal) {
-	if j.PGID <= 0 || j.BootID == "" || j.BootID != bootID() {
+	if j.BootID == "" || j.BootID != bootID() {
+		return
+	}
+	killTagged(j.ID)
+	if j.PGID <= 0 {
 		return
 	}
 	if _, start, ok := procStat(j.PGID); ok && start != j.PGIDStart {
@@ -89,4 +95,55 @@ func mountOf(p string) (dev uint64, mnt uint64, err error) {
 		return 0, 0, err
 	}
 	return uint64(st.Dev), 0, nil
+}
+
+// tagEnv marks every process a job's command starts: the variable is
+// inherited down the whole tree, also by what leaves the process group
+// (setsid, a daemon that double-forks), which a group kill misses.
+const tagEnv = "SHADOW_INPLACE_RUN"
+
+// killTagged SIGKILLs every process of this user whose environment holds
+// tagEnv=tag, round after round until a scan finds none (a fork between
+// two scans is caught by the next); it gives up after a few seconds. A
+// command that scrubs its environment escapes it: in-place mode guards
+// against accidents, not a hostile command.
+func killTagged(tag string) {
+	want := []byte(tagEnv + "=" + tag + "\x00")
+	self := os.Getpid()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		found := 0
+		ents, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == self {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err != nil || !bytes.Contains(append([]byte{0}, b...), append([]byte{0}, want...)) {
+				continue
+			}
+			found++
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+		if found == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// syncFS makes everything written under dir durable with one syncfs(2)
+// of its filesystem: thousands of journaled originals cost one sync, not
+// one fsync each.
+func syncFS(dir string) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Syncfs(fd)
 }

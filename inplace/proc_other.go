@@ -2,7 +2,11 @@
 
 package inplace
 
-import "syscall"
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+)
 
 func bootID() string { return "" }
 
@@ -25,4 +29,32 @@ func mountOf(p string) (dev uint64, mnt uint64, err error) {
 		return 0, 0, err
 	}
 	return uint64(st.Dev), 0, nil
+}
+
+const tagEnv = "SHADOW_INPLACE_RUN"
+
+// killTagged: no /proc here; the process group kill is all there is.
+func killTagged(tag string) {}
+
+// syncFS fsyncs each file directly in dir (no syncfs(2) here).
+func syncFS(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

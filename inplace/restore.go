@@ -141,8 +141,16 @@ func (j *Journal) restore() (restored, warnings []string, err error) {
 			setTimes(abs(j.Workspace, d.Path), d.MTime)
 		}
 	}
-	for d := range touched {
-		_ = syncDir(abs(j.Workspace, d))
+	// Everything put back (and every original kept aside) is durable
+	// before the journal that could redo it is removed: one syncfs(2) of
+	// each filesystem instead of an fsync per file and directory.
+	if len(touched) > 0 || len(warnings) > 0 {
+		if err := syncFS(j.Workspace); err != nil {
+			errs = append(errs, fmt.Sprintf("sync the checkout: %v", err))
+		}
+		if err := syncFS(filepath.Dir(j.dir)); err != nil {
+			errs = append(errs, fmt.Sprintf("sync the state dir: %v", err))
+		}
 	}
 	if len(errs) > 0 {
 		return restored, warnings, &IncompleteError{Journal: j.dir, Problems: errs}
@@ -196,12 +204,11 @@ func (j *Journal) materialize(p string, n Node) error {
 		if err != nil {
 			return err
 		}
+		// Not synced one by one: restore syncs the filesystem once before
+		// the journal may go.
 		_, err = io.Copy(out, in)
 		if err == nil {
 			err = out.Chmod(n.Mode)
-		}
-		if err == nil {
-			err = out.Sync()
 		}
 		if cerr := out.Close(); err == nil {
 			err = cerr

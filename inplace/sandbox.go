@@ -195,7 +195,8 @@ func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit
 	if err != nil {
 		return -1, "", err
 	}
-	cmd := &exec.Cmd{Path: argv0, Args: job.Command, Env: job.Env, Dir: dir, Stdout: pw, Stderr: pw}
+	env := append(append([]string{}, job.Env...), tagEnv+"="+j.ID)
+	cmd := &exec.Cmd{Path: argv0, Args: job.Command, Env: env, Dir: dir, Stdout: pw, Stderr: pw}
 	cmd.SysProcAttr = sysProcAttr()
 
 	copied := make(chan struct{})
@@ -259,6 +260,8 @@ func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit
 	// whatever it left in its group, which could otherwise go on writing
 	// into the checkout after the restore.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	// And whatever left the group (setsid, a daemon): it carries the tag.
+	killTagged(j.ID)
 	close(reap)
 	r := <-done
 	select {

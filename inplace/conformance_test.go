@@ -1,0 +1,19 @@
+//go:build unix
+
+package inplace
+
+import (
+	"testing"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/sandboxtest"
+)
+
+// The conformance suite, for the in-place sandbox: serial, at the
+// workspace's own path, in the checkout itself, and not hostile-proof (the
+// command runs as the user; DESIGN §3).
+func TestConformance(t *testing.T) {
+	sandboxtest.Run(t, func(t *testing.T, d sandboxtest.Dirs) engine.Sandbox {
+		return New(d.State, nil)
+	}, sandboxtest.Promises{SamePath: true, InCheckout: true})
+}
