@@ -14,13 +14,6 @@ import (
 // systems the mode is refused with this error and nothing is written.
 var errUnsupported = errors.New("in-place mode needs a Unix system")
 
-// Names inside a workspace's state dir.
-const (
-	LockName    = "inplace.lock"
-	JournalName = "inplace-journal"
-	KeptName    = "inplace-kept"
-)
-
 // Journal is never written here.
 type Journal struct{ Workspace string }
 

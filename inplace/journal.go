@@ -24,13 +24,9 @@ import (
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// Names inside a workspace's state dir.
 const (
-	LockName    = "inplace.lock"    // the workspace lock (flock)
-	JournalName = "inplace-journal" // the live journal: present only while a hypothesis is in the checkout
-	KeptName    = "inplace-kept"    // originals of files left alone because they changed during a run
-	manifest    = "journal.json"
-	schema      = "shadow.inplace-journal/v1"
+	manifest = "journal.json"
+	schema   = "shadow.inplace-journal/v1"
 )
 
 // Journal is what the checkout held before a hypothesis was written into

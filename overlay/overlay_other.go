@@ -30,25 +30,6 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	return engine.Outcome{ExitCode: -1}, errors.New("overlay mode needs Linux")
 }
 
-type Verdict struct {
-	Mode    string   `json:"mode"`
-	Reason  string   `json:"reason"`
-	Stage   string   `json:"stage,omitempty"`
-	Errno   string   `json:"errno,omitempty"`
-	Fix     string   `json:"fix,omitempty"`
-	Options []string `json:"options,omitempty"`
-	Proc    bool     `json:"fresh_proc"`
-	UserNS  bool     `json:"user_namespace"`
-	Upper   string   `json:"upper_dir"`
-	Base    string   `json:"base,omitempty"`
-	BootID  string   `json:"boot_id,omitempty"`
-	Version string   `json:"version,omitempty"`
-	Cached  bool     `json:"cached"`
-	Layer   string   `json:"layer,omitempty"`
-	// Protection says plainly what the mode guards against.
-	Protection string `json:"protection"`
-}
-
 func Probe(base string) Verdict {
 	return Verdict{Mode: "inplace", Stage: "create namespaces", Reason: "overlayfs and user namespaces need Linux", Fix: "shadow runs hypotheses one at a time in place here", Upper: base, Base: base,
 		Protection: "accidents only: the command runs as you in the checkout itself, with no namespace, and can write whatever you can"}

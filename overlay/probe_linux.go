@@ -15,26 +15,6 @@ import (
 	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
-// Verdict is what the probe found: which mode this machine gives and why.
-type Verdict struct {
-	Mode    string   `json:"mode"`              // "overlay" or "inplace"
-	Reason  string   `json:"reason"`            // one line a user can read
-	Stage   string   `json:"stage,omitempty"`   // the step that failed
-	Errno   string   `json:"errno,omitempty"`   // its errno, e.g. EPERM
-	Fix     string   `json:"fix,omitempty"`     // what to do about it
-	Options []string `json:"options,omitempty"` // overlay options that mounted
-	Proc    bool     `json:"fresh_proc"`        // a fresh /proc could be mounted
-	UserNS  bool     `json:"user_namespace"`    // a user namespace is used (not root)
-	Upper   string   `json:"upper_dir"`         // where upper dirs are made
-	Base    string   `json:"base,omitempty"`    // where they were asked to be made (the cache key)
-	BootID  string   `json:"boot_id,omitempty"`
-	Version string   `json:"version,omitempty"`
-	Cached  bool     `json:"cached"`
-	Layer   string   `json:"layer,omitempty"` // what blocks namespaces (blockers_linux.go)
-	// Protection says plainly what the mode guards against.
-	Protection string `json:"protection"`
-}
-
 // forceFailEnv makes the probe report user namespaces as blocked, so the
 // fallback can be exercised on a machine that has them (tests, demos).
 const forceFailEnv = "SHADOW_TEST_NO_USERNS"
@@ -133,7 +113,7 @@ func tryMount(base string) (*initStatus, error) {
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return fail("create "+base, err)
 	}
-	dir, err := os.MkdirTemp(base, "probe-")
+	dir, err := os.MkdirTemp(base, probePrefix)
 	if err != nil {
 		return fail("create scratch dir in "+base, err)
 	}

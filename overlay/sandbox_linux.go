@@ -93,7 +93,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	if err := os.MkdirAll(s.base, 0o700); err != nil {
 		return out, fmt.Errorf("create sandbox directory %s: %w", s.base, err)
 	}
-	dir, err := os.MkdirTemp(s.base, "hyp-")
+	dir, err := os.MkdirTemp(s.base, hypPrefix)
 	if err != nil {
 		return out, fmt.Errorf("create sandbox directory in %s: %w", s.base, err)
 	}

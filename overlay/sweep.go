@@ -15,3 +15,11 @@ type Swept struct {
 	Kept string
 	Err  error
 }
+
+// The names of sandbox dirs (private to overlay: Sweep knows them, no
+// other package does): hypPrefix for a hypothesis's, probePrefix for a
+// probe's.
+const (
+	hypPrefix   = "hyp-"
+	probePrefix = "probe-"
+)

@@ -46,13 +46,6 @@ func Sweep(bases ...string) []Swept {
 	return out
 }
 
-// The names of sandbox dirs: hypPrefix for a hypothesis's, probePrefix
-// for a probe's.
-const (
-	hypPrefix   = "hyp-"
-	probePrefix = "probe-"
-)
-
 // liveSet is what running processes use: mount points and overlay
 // layer dirs in every mount namespace, and open files and directories.
 type liveSet struct {
