@@ -105,7 +105,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Bottom):
 		m.pager().bottom()
 	case key.Matches(msg, k.Search):
-		m.out.typing, m.out.input = true, ""
+		if m.out.open || m.lay.detailH > 0 { // something to search on screen
+			m.out.typing, m.out.input = true, ""
+		}
 	case key.Matches(msg, k.Next):
 		return m.searchAgain(1)
 	case key.Matches(msg, k.Prev):
