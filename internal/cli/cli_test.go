@@ -184,3 +184,30 @@ func TestRunThenLogShowGC(t *testing.T) {
 		t.Errorf("probe: %v\n%s", err, out)
 	}
 }
+
+// TestFullScreenCommandsNeedATerminal: `shadow tui` and `shadow watch`
+// without a terminal exit 3 before anything runs, naming --headless; the
+// command given never ran and no run was recorded.
+func TestFullScreenCommandsNeedATerminal(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	spec := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(spec, []byte(`{"hypotheses":[{"name":"baseline"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ran := filepath.Join(t.TempDir(), "ran")
+	_, errb, err := execCLI("", "tui", "-C", ws, spec, "--", "sh", "-c", "touch "+ran)
+	if code(err) != 3 || !strings.Contains(err.Error()+errb, "--headless") {
+		t.Errorf("shadow tui without a terminal: exit %d, %v %s; want 3 naming --headless", code(err), err, errb)
+	}
+	if _, serr := os.Stat(ran); serr == nil {
+		t.Errorf("the command ran")
+	}
+	if ents, _ := os.ReadDir(state); len(ents) != 0 {
+		t.Errorf("something was recorded in the state dir: %v", ents)
+	}
+	_, _, err = execCLI("", "watch", "-C", ws)
+	if code(err) != 3 || !strings.Contains(err.Error(), "needs a terminal") {
+		t.Errorf("shadow watch without a terminal: exit %d, %v", code(err), err)
+	}
+}

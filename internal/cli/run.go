@@ -53,6 +53,11 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 	if f.json && f.events {
 		return usage("--json and --events are exclusive")
 	}
+	if ui == forceTUI && !s.terminal(s.Out) {
+		// Refused before the spec is read: a TUI without a terminal would
+		// start the run, fail to draw, and leave it recorded as cancelled.
+		return errNoTerminal("tui")
+	}
 	f.opts.Command = command
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -117,4 +122,14 @@ func wantTUI(f *runFlags, ui uiChoice, s Streams) bool {
 		return false
 	}
 	return s.terminal(s.Out)
+}
+
+// errNoTerminal refuses a full-screen command whose stdout is not a
+// terminal (exit 3: the environment cannot do what was asked), naming
+// what works there instead.
+func errNoTerminal(cmd string) error {
+	if cmd == "watch" {
+		return envErr("watch needs a terminal, and stdout is not one: run it in a terminal or a tmux pane (shadow log lists the runs without one)")
+	}
+	return envErr("%s needs a terminal, and stdout is not one: nothing was run (use --headless for the text report, --json or --events for a program)", cmd)
 }

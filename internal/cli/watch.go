@@ -21,6 +21,9 @@ func watchCommand(s Streams) *cobra.Command {
 		Short: "TUI following the runs other shadow processes make in this workspace",
 		Args:  noArgs("usage: shadow watch [-C DIR]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !s.terminal(s.Out) {
+				return errNoTerminal("watch")
+			}
 			cwd, err := os.Getwd()
 			if err != nil {
 				return usage("current directory: %v", err)
