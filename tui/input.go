@@ -5,13 +5,12 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/shadow-dev/shadow/engine"
 )
 
 // onKey answers one key (Update has split a multi-rune message).
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
-	if m.out.typing {
+	if m.query.typing {
 		return m.onSearchKey(msg)
 	}
 	// A pending question takes the key first.
@@ -106,7 +105,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.pager().bottom()
 	case key.Matches(msg, k.Search):
 		if m.out.open || m.lay.detailH > 0 { // something to search on screen
-			m.out.typing, m.out.input = true, ""
+			m.query.typing, m.query.input = true, ""
 		}
 	case key.Matches(msg, k.Next):
 		return m.searchAgain(1)
@@ -176,7 +175,7 @@ func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
 
 // onSearchKey edits the query typed after /; enter searches.
 func (m *Model) onSearchKey(msg tea.KeyMsg) tea.Cmd {
-	o := &m.out
+	o := &m.query
 	m.dirty = true
 	switch msg.Type {
 	case tea.KeyEnter:
@@ -328,5 +327,3 @@ func (m *Model) wantWindow() tea.Cmd {
 	o.loading = from
 	return readWindowCmd(o.idx, from, m.st.color)
 }
-
-var _ = engine.StatusPassed

@@ -62,7 +62,7 @@ func (m *Model) relayout() {
 	if len(l.help) > h/3 {
 		l.help = l.help[:max(h/3, 1)]
 	}
-	l.status = m.ask.kind != confirmNone || m.status != "" || m.out.typing
+	l.status = m.ask.kind != confirmNone || m.status != "" || m.query.typing
 	l.bodyH = h - 2 - len(l.help)
 	if l.status {
 		l.bodyH--

@@ -99,6 +99,7 @@ type Model struct {
 	ask    prompt
 	status string
 	mouse  bool // the mouse is captured (m toggles)
+	query  queryBox
 
 	diff diffPane
 	out  outputPane

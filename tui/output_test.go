@@ -131,11 +131,11 @@ func TestOutputSearch(t *testing.T) {
 	}
 	// Typing a query: backspace edits it, esc gives up.
 	keys(m, "/", "a", "b", "backspace")
-	if m.out.input != "a" || !strings.Contains(m.View(), "/a") {
-		t.Errorf("query %q", m.out.input)
+	if m.query.input != "a" || !strings.Contains(m.View(), "/a") {
+		t.Errorf("query %q", m.query.input)
 	}
 	keys(m, "esc")
-	if m.out.typing || !m.out.open {
+	if m.query.typing || !m.out.open {
 		t.Errorf("esc ends the query, not the view")
 	}
 }

@@ -33,10 +33,14 @@ type outputPane struct {
 	idx     *logIndex // the log on disk; nil while indexing, or for lines held in memory
 	note    string    // what the title says besides the position (reading…, an error)
 	loading int       // the window being read, -1 none
-	// search: typing is set while the query is entered after /.
+	found   string    // "no match for …", or ""
+}
+
+// queryBox is the search query being typed after /, for the output view
+// or the diff, whichever is on screen.
+type queryBox struct {
 	typing bool
 	input  string
-	found  string // "no match for …", or ""
 }
 
 // timelinePane is the workspace's recorded runs.

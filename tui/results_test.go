@@ -9,7 +9,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
-	"github.com/shadow-dev/shadow/engine"
 )
 
 // TestResultsShowWholeSmallFixAt80x24: after a run of six hypotheses at
@@ -341,8 +340,6 @@ func TestKeyLines(t *testing.T) {
 		t.Errorf("the newest are kept: %q", got)
 	}
 }
-
-var _ = engine.StatusPassed
 
 // TestRemainingKeys: shift+tab, o, m and ? do what the help says.
 func TestRemainingKeys(t *testing.T) {

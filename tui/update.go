@@ -182,7 +182,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.dirty = true
 		// Keys that arrive in one read (key repeat over ssh, "jj" typed
 		// fast) come as one message of several runes: each is a key.
-		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.out.typing {
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.query.typing {
 			var cmds []tea.Cmd
 			for _, r := range msg.Runes {
 				cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))

@@ -142,8 +142,8 @@ func (m *Model) tabs(w int) string {
 
 func (m *Model) statusLine(w int) string {
 	st := m.st
-	if m.out.typing {
-		return trunc(st.Prompt.Render("/")+m.out.input+"█", w)
+	if m.query.typing {
+		return trunc(st.Prompt.Render("/")+m.query.input+"█", w)
 	}
 	switch m.ask.kind {
 	case confirmQuit:
