@@ -313,4 +313,15 @@ func TestE2EVerdictCommonReproTest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.ws, "tests", "test_repro.py")); err == nil {
 		t.Errorf("shadow apply wrote the common test into the checkout")
 	}
+	// A recorded hypothesis used as a base brings its own files, not its
+	// run's common part.
+	os.WriteFile(filepath.Join(e.ws, "src", "strutils.py"), []byte(strutilsBug), 0o644)
+	spec2 := e.spec(map[string]any{
+		"hypotheses": []any{map[string]any{"name": "next", "base": "@last/fix"}},
+		"command":    []string{"sh", "-c", "grep -q '// 1024' src/strutils.py && test ! -e tests/test_repro.py && echo '1 passed, 0 failed'"},
+	})
+	out, stderr, code = e.shadow("--headless", "-C", e.ws, spec2)
+	if code != 0 {
+		t.Errorf("a base carried its run's common file, or not its own: exit %d\n%s\n%s", code, out, stderr)
+	}
 }

@@ -35,6 +35,8 @@ func Rank(results []*Result, hyps []Hypothesis) {
 		for _, n := range base.Flaky {
 			flaky[n] = true
 		}
+	} else {
+		baseChanged = changedByAll(results)
 	}
 	anyRan := false
 	for _, r := range results {
@@ -195,4 +197,30 @@ func sortedUnique(s []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// changedByAll is, without a baseline, what stands in for the baseline's
+// run-time changes: the judge paths every hypothesis's command changed (a
+// suite that writes a fixture under tests/ does it in every run). With a
+// single hypothesis nothing can be told apart, and nothing is excused.
+func changedByAll(results []*Result) map[string]bool {
+	var ran []*Result
+	for _, r := range results {
+		if r.Status == StatusPassed || r.Status == StatusFailed {
+			ran = append(ran, r)
+		}
+	}
+	if len(ran) < 2 {
+		return nil
+	}
+	all := set(ran[0].judgeChanged)
+	for _, r := range ran[1:] {
+		here := set(r.judgeChanged)
+		for p := range all {
+			if !here[p] {
+				delete(all, p)
+			}
+		}
+	}
+	return all
 }

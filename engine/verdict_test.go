@@ -500,3 +500,28 @@ func str(p *string) string {
 	}
 	return *p
 }
+
+// Without a baseline, a judge path every hypothesis's command writes is
+// the suite's own doing (a fixture under tests/); one only a candidate
+// writes is not.
+func TestRunTimeChangesWithoutBaseline(t *testing.T) {
+	sb := &scriptSandbox{
+		out:     map[string]string{"a": "ok x\n", "b": "ok x\n"},
+		changed: map[string][]string{"a": {"tests/out.txt"}, "b": {"tests/out.txt", "tests/test_x.py"}},
+	}
+	cfg, _ := testConfig(t, sb, hyp("a", file("src.py", "1\n2\n")), hyp("b", file("src.py", "1\n")))
+	rep := Run(context.Background(), cfg)
+	m := byName(rep)
+	if m["a"].Disqualified != nil || str(m["b"].Disqualified) != "its command changed tests/test_x.py during the run" {
+		t.Errorf("a %q, b %q", str(m["a"].Disqualified), str(m["b"].Disqualified))
+	}
+	if rep.Winner == nil || *rep.Winner != "a" {
+		t.Errorf("winner %v", rep.Winner)
+	}
+	// Alone, a candidate's run-time change cannot be told from the suite's.
+	cfg.Hyps = cfg.Hyps[:1]
+	rep = Run(context.Background(), cfg)
+	if rep.Winner != nil {
+		t.Errorf("a lone candidate that changed tests/out.txt won")
+	}
+}
