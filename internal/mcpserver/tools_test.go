@@ -1,0 +1,145 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func structuredAs[T any](t *testing.T, res *mcp.CallToolResult) T {
+	t.Helper()
+	var v T
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("structured content: %v\n%s", err, b)
+	}
+	return v
+}
+
+func TestToolsAreListedWithSchemas(t *testing.T) {
+	cs := connect(t, New(t.TempDir(), "test", nil))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, tool := range res.Tools {
+		got[tool.Name] = true
+		if tool.InputSchema == nil || tool.Description == "" {
+			t.Errorf("%s: no schema or description", tool.Name)
+		}
+	}
+	for _, want := range []string{"shadow_run", "shadow_log", "shadow_show", "shadow_probe"} {
+		if !got[want] {
+			t.Errorf("tool %s missing: %v", want, got)
+		}
+	}
+}
+
+// Each tool in process, over the run service and the records: a run in
+// place (it needs no namespaces), then the log, the run, one hypothesis,
+// a reference that names nothing, and the probe.
+func TestEachToolInProcess(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := os.WriteFile(filepath.Join(ws, "v.txt"), []byte("bad\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, New(ws, "test", nil))
+
+	run := callTool(t, cs, "shadow_run", map[string]any{
+		"hypotheses": []any{
+			map[string]any{"name": "fix", "edits": []any{map[string]any{"path": "v.txt", "content": "good\n"}}},
+			map[string]any{"name": "wrong", "edits": []any{map[string]any{"path": "v.txt", "content": "worse\n"}}},
+		},
+		"command": []string{"grep", "-q", "good", "v.txt"},
+		"mode":    "inplace",
+	})
+	if run.IsError {
+		t.Fatalf("shadow_run: %s", resultText(run))
+	}
+	rep := structuredAs[engine.Report](t, run)
+	if rep.Winner == nil || *rep.Winner != "fix" || rep.Mode != "inplace" || !strings.Contains(resultText(run), "winner: fix") {
+		t.Fatalf("shadow_run: %+v\n%s", rep, resultText(run))
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "v.txt")); string(b) != "bad\n" {
+		t.Fatalf("the checkout changed: %q", b)
+	}
+
+	lg := callTool(t, cs, "shadow_log", map[string]any{})
+	doc := structuredAs[LogDoc](t, lg)
+	if lg.IsError || doc.Total != 1 || doc.Runs[0].Run != rep.Run || doc.Runs[0].Winner == nil || len(doc.Runs[0].Hypotheses) != 2 {
+		t.Errorf("shadow_log: %+v\n%s", doc, resultText(lg))
+	}
+
+	sr := callTool(t, cs, "shadow_show", map[string]any{"ref": "@last"})
+	if sr.IsError || !strings.Contains(resultText(sr), "winner: fix") {
+		t.Errorf("shadow_show @last: %s", resultText(sr))
+	}
+	sh := callTool(t, cs, "shadow_show", map[string]any{"ref": rep.Run[:8] + "/wrong", "lines": 5})
+	hd := structuredAs[ShowHypDoc](t, sh)
+	if sh.IsError || hd.Result == nil || hd.Result.Name != "wrong" || !strings.Contains(resultText(sh), "+worse") {
+		t.Errorf("shadow_show RUN/HYP: %+v\n%s", hd, resultText(sh))
+	}
+	for _, ref := range []string{"@last/nope", "zzzz", "@last/"} {
+		if bad := callTool(t, cs, "shadow_show", map[string]any{"ref": ref}); !bad.IsError || !strings.Contains(resultText(bad), "ref:") {
+			t.Errorf("shadow_show %q: %v %s", ref, bad.IsError, resultText(bad))
+		}
+	}
+
+	pr := callTool(t, cs, "shadow_probe", map[string]any{})
+	if pr.IsError || !strings.HasPrefix(resultText(pr), "mode: ") {
+		t.Errorf("shadow_probe: %s", resultText(pr))
+	}
+}
+
+func TestRunArgumentsRefusedNamingTheField(t *testing.T) {
+	cwd := t.TempDir()
+	for _, c := range []struct {
+		args string
+		want string
+	}{
+		{`{"hypotheses":[{"name":"a"}],"command":["true"],"mode":"fast"}`, `mode: "fast"`},
+		{`{"hypotheses":[{"name":"a"}],"command":["true"],"mode":1}`, "mode: must be a string"},
+		{`{"hypotheses":[{"name":"a"}],"command":["true"],"apply":"yes"}`, "apply: must be true or false"},
+		{`{"hypotheses":[{"name":"a"}],"command":["true"],"cwd":"/nonexistent/x"}`, "cwd:"},
+		{`{"hypotheses":[{"name":"a"}]}`, "command: required"},
+		{`{"command":["true"]}`, "hypotheses: required"},
+		{`{"hypotheses":[],"hypotheses":[],"command":["true"]}`, "hypotheses: given twice"},
+		{`[]`, "arguments: must be an object"},
+	} {
+		if _, err := parseRunArgs(json.RawMessage(c.args), cwd); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.args, err, c.want)
+		}
+	}
+	r, err := parseRunArgs(json.RawMessage(`{"hypotheses":[{"name":"a"}],"command":["true"],"mode":"overlay","baseline":true}`), cwd)
+	if err != nil || r.mode != "overlay" || !r.baseline || r.cwd != cwd {
+		t.Errorf("accepted arguments: %+v %v", r, err)
+	}
+}
