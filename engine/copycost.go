@@ -12,6 +12,15 @@ type CopyCounter interface {
 // sandbox that makes no copies.
 func startCopyCost(sb Sandbox) func(*Report) {
 	cc, ok := sb.(CopyCounter)
+	for !ok {
+		// A wrapper (--freeze's) that says what it wraps.
+		w, isWrapper := sb.(interface{ Unwrap() Sandbox })
+		if !isWrapper {
+			break
+		}
+		sb = w.Unwrap()
+		cc, ok = sb.(CopyCounter)
+	}
 	if !ok {
 		return func(*Report) {}
 	}

@@ -37,8 +37,17 @@ func TestCopyCostReported(t *testing.T) {
 	if rep.CopyMS == nil || rep.CopyBytes == nil || *rep.CopyMS != 21 || *rep.CopyBytes != 3000 {
 		t.Fatalf("copy_ms %v copy_bytes %v, want 21 and 3000", rep.CopyMS, rep.CopyBytes)
 	}
+	cfg, _ = testConfig(t, wrapped{sb}, hyp("a"))
+	if rep := Run(context.Background(), cfg); rep.CopyBytes == nil || *rep.CopyBytes != 1000 {
+		t.Errorf("through a wrapper: copy_bytes %v, want 1000", rep.CopyBytes)
+	}
 	cfg, _ = testConfig(t, &fakeSandbox{parallel: true, out: map[string]string{}}, hyp("a"))
 	if rep := Run(context.Background(), cfg); rep.CopyMS != nil || rep.CopyBytes != nil {
 		t.Errorf("a sandbox without copies reported copy_ms %v copy_bytes %v", rep.CopyMS, rep.CopyBytes)
 	}
 }
+
+// wrapped is a sandbox wrapper like --freeze's, which says what it wraps.
+type wrapped struct{ Sandbox }
+
+func (w wrapped) Unwrap() Sandbox { return w.Sandbox }

@@ -15,6 +15,10 @@ type frozenSandbox struct {
 	dir string
 }
 
+// Unwrap lets the engine see what the wrapped sandbox implements (copy
+// mode's CopyCounter).
+func (s frozenSandbox) Unwrap() engine.Sandbox { return s.Sandbox }
+
 func (s frozenSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	job.Lowers = append([]string{s.dir}, job.Lowers...)
 	return s.Sandbox.Run(ctx, job)
