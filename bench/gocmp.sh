@@ -3,12 +3,14 @@
 # side by side in alternating pairs so a noisy shared machine affects both
 # alike; median and spread (interquartile range) printed:
 #   1. one shadow of `go test -count=1 ./cmp/...` on google/go-cmp against
-#      the bare command, warm build cache;
+#      the bare command, warm build cache: wall clock, and CPU time (user +
+#      system of everything each side ran), the steadier figure when the
+#      machine is shared;
 #   2. four hypotheses of it with -j = cores against -j = cores/2 (the
 #      default -j is the number of cores).
 # go-cmp comes from the module cache, or through the module proxy
 # (`go mod download github.com/google/go-cmp@v0.7.0`).
-# usage: bench/gocmp.sh [PAIRS] [JPAIRS]   (defaults 15 and 5)
+# usage: bench/gocmp.sh [PAIRS] [JPAIRS]   (defaults 15 and 5; JPAIRS 0 skips 2.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-15}
@@ -27,6 +29,10 @@ cmd=(go test -count=1 ./cmp/...)
 
 now() { date +%s.%N; }
 elapsed() { local s; s=$(now); "$@" >/dev/null 2>&1 || true; awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.4f\n", b-a}'; }
+# cputime CMD...: user+system seconds of CMD and everything it waited for
+# (the sandbox init reaps the command's processes), steadier than the
+# wall clock on a machine others keep busy.
+cputime() { /usr/bin/time -f '%U %S' -o "$tmp/cpu.t" "$@" >/dev/null 2>&1 || true; awk '{printf "%.4f\n", $1+$2}' "$tmp/cpu.t"; }
 stats() { sort -g "$1" | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; q1=v[int((NR+3)/4)]; q3=v[int((3*NR+1)/4)]; printf "%.3f %.3f %.3f %.3f %.3f\n", m, q1, q3, v[1], v[NR]}'; }
 ratios() { paste "$1" "$2" | awk '{printf "%.4f\n", $2/$1}'; }
 
@@ -39,18 +45,26 @@ printf ']}\n' >> "$tmp/four.json"
 "$shadow" --headless --no-record -C "$ws" "$tmp/one.json" -- "${cmd[@]}" >/dev/null 2>&1 || true
 
 echo "== 1. one shadow over the bare command (${cmd[*]} on go-cmp, warm), $pairs alternating pairs"
-: > "$tmp/bare"; : > "$tmp/shad"
+: > "$tmp/bare"; : > "$tmp/shad"; : > "$tmp/barec"; : > "$tmp/shadc"
 for i in $(seq "$pairs"); do
   (cd "$ws" && elapsed "${cmd[@]}") >> "$tmp/bare"
   elapsed "$shadow" --headless --no-record -C "$ws" "$tmp/one.json" -- "${cmd[@]}" >> "$tmp/shad"
+  (cd "$ws" && cputime "${cmd[@]}") >> "$tmp/barec"
+  cputime "$shadow" --headless --no-record -C "$ws" "$tmp/one.json" -- "${cmd[@]}" >> "$tmp/shadc"
 done
 ratios "$tmp/bare" "$tmp/shad" > "$tmp/r1"
 read -r bm bq1 bq3 _ _ < <(stats "$tmp/bare")
 read -r sm sq1 sq3 _ _ < <(stats "$tmp/shad")
 read -r rm rq1 rq3 rmin rmax < <(stats "$tmp/r1")
 printf 'bare %.3fs (IQR %.3f-%.3f)  shadow %.3fs (IQR %.3f-%.3f)\n' "$bm" "$bq1" "$bq3" "$sm" "$sq1" "$sq3"
-printf 'ratio shadow/bare: median %.3fx (IQR %.3f-%.3f, min %.3f, max %.3f) target <= 1.05\n' "$rm" "$rq1" "$rq3" "$rmin" "$rmax"
+printf 'wall ratio shadow/bare: median %.3fx (IQR %.3f-%.3f, min %.3f, max %.3f) target <= 1.05\n' "$rm" "$rq1" "$rq3" "$rmin" "$rmax"
+ratios "$tmp/barec" "$tmp/shadc" > "$tmp/r1c"
+read -r bm _ _ _ _ < <(stats "$tmp/barec")
+read -r sm _ _ _ _ < <(stats "$tmp/shadc")
+read -r rm rq1 rq3 rmin rmax < <(stats "$tmp/r1c")
+printf 'cpu  ratio shadow/bare: median %.3fx (IQR %.3f-%.3f, min %.3f, max %.3f); cpu %.3fs bare, %.3fs shadow\n' "$rm" "$rq1" "$rq3" "$rmin" "$rmax" "$bm" "$sm"
 
+[ "$jpairs" -gt 0 ] || exit 0
 cores=$(nproc)
 half=$(( cores / 2 > 0 ? cores / 2 : 1 ))
 echo "== 2. four hypotheses of it, -j $cores (cores) against -j $half (cores/2), $jpairs alternating pairs"
