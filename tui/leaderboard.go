@@ -40,7 +40,7 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 		marksW = max(marksW, ansi.StringWidth(ansi.Strip(marks(st, r))))
 	}
 	if marksW > 0 {
-		marksW = clamp(marksW, 5, 18)
+		marksW = clamp(marksW, 5, 12) // the detail spells them out
 	}
 	cols := []lbCol{
 		{"#", 2, true, 0, func(rank int, _ *hypState) string {
@@ -237,12 +237,12 @@ func marks(st Styles, h *hypState) string {
 		return ""
 	}
 	var m []string
-	if r.Disqualified != nil {
+	switch {
+	case r.Disqualified != nil: // why is in the diff pane: edits or lost tests
 		m = append(m, st.Warn.Render("disq"))
-	}
-	if len(r.EditsTests) > 0 {
-		m = append(m, st.Warn.Render("edits tests"))
-	} else if r.LostTests != nil && *r.LostTests > 0 {
+	case len(r.EditsTests) > 0: // allowed (--allow-test-edits), still said
+		m = append(m, st.Warn.Render("test edit"))
+	case r.LostTests != nil && *r.LostTests > 0:
 		m = append(m, st.Warn.Render("lost tests"))
 	}
 	if len(r.Flaky) > 0 {

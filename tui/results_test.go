@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+	"github.com/shadow-dev/shadow/engine"
 )
 
 // TestResultsShowWholeSmallFixAt80x24: after a run of six hypotheses at
@@ -405,5 +406,27 @@ func TestWatchSaysAnotherRunIsGoing(t *testing.T) {
 	m.Update(tickMsg(t0))
 	if v := m.View(); strings.Contains(v, "still going") {
 		t.Errorf("the older run has ended:\n%s", v)
+	}
+}
+
+// TestVerdictMarks: the leaderboard's notes for each verdict.
+func TestVerdictMarks(t *testing.T) {
+	st := NewStyles(renderer(termenv.Ascii))
+	lost := 2
+	for _, c := range []struct {
+		r    *engine.Result
+		want string
+	}{
+		{nil, ""},
+		{&engine.Result{}, ""},
+		{&engine.Result{Disqualified: sp("edits the tests"), EditsTests: []string{"t.py"}}, "disq"},
+		{&engine.Result{EditsTests: []string{"t.py"}}, "test edit"},
+		{&engine.Result{LostTests: &lost}, "lost tests"},
+		{&engine.Result{Flaky: []string{"t::a"}, Runs: 2, Passes: 1}, "flaky"},
+		{&engine.Result{Disqualified: sp("lost 2 tests"), LostTests: &lost, Flaky: []string{"t::a"}}, "disq flaky"},
+	} {
+		if got := marks(st, &hypState{result: c.r}); got != c.want {
+			t.Errorf("marks(%+v) = %q, want %q", c.r, got, c.want)
+		}
 	}
 }
