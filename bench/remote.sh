@@ -86,10 +86,15 @@ for i in $(seq "$rounds"); do
   printf '%-28s %8s  %s\n' "n1 again #$i (warm)" "$t" "$(sync_of "$tmp/r2.json")"
 done
 
+s=$(now); ssh -F "$tmp/keys/config" n1 true
+printf '%-28s %8s  (one plain ssh session there: handshake and the login shell)\n' "ssh n1 true" "$(awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}')"
+
 echo "== 2. 8 hypotheses of sleep 2: two nodes of 2 slots against one"
 mkdir -p "$tmp/co/sleep" && echo x > "$tmp/co/sleep/f"
 jq -n '{hypotheses: [range(8) | {name: "h\(.)", edits: [{path: "f", content: "\(.)\n"}]}]}' > "$tmp/sleep.json"
-for n in n2 n3; do run "$tmp/w.json" --remote "$n" -C "$tmp/co/sleep" "$tmp/sleep.json" -- true >/dev/null; done  # install, sync
+for n in n2 n3; do  # install, first sync
+  printf 'first run on %s, command true (binary copied, full sync): %ss\n' "$n" "$(run "$tmp/w.json" --remote "$n" -C "$tmp/co/sleep" "$tmp/sleep.json" -- true)"
+done
 for i in $(seq "$rounds"); do
   one=$(run "$tmp/s1.json" -j 2 --remote n2 -C "$tmp/co/sleep" "$tmp/sleep.json" -- sleep 2)
   two=$(run "$tmp/s2.json" -j 4 --remote n2,n3 -C "$tmp/co/sleep" "$tmp/sleep.json" -- sleep 2)
