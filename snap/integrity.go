@@ -134,7 +134,13 @@ func (e *TamperedError) Error() string {
 // readVerified reads the record rel of run and checks it against the
 // run's integrity record.
 func (s Store) readVerified(ws, run, rel string) ([]byte, error) {
-	dir := s.RunDir(ws, run)
+	return readVerifiedIn(s.WorkspaceDir(ws), run, rel)
+}
+
+// readVerifiedIn is readVerified for the run in the workspace folder
+// wsDir.
+func readVerifiedIn(wsDir, run, rel string) ([]byte, error) {
+	dir := filepath.Join(wsDir, "runs", run)
 	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, err
@@ -153,7 +159,7 @@ func (s Store) readVerified(ws, run, rel string) ([]byte, error) {
 	if err := json.Unmarshal(eb, &env); err != nil || len(env.Doc) == 0 {
 		return nil, fail("its %s is unreadable", integrityName)
 	}
-	key, err := LoadKey(s.WorkspaceDir(ws), false)
+	key, err := LoadKey(wsDir, false)
 	if err != nil {
 		return nil, fail("the workspace's integrity key cannot be read (%v)", err)
 	}

@@ -156,3 +156,25 @@ func TestSweepScratch(t *testing.T) {
 		}
 	}
 }
+
+// A report changed after the run is flagged by ReadRun (show prints the
+// warning first); the one the run wrote is not.
+func TestChangedReportIsFlagged(t *testing.T) {
+	s := Store{Root: t.TempDir()}
+	ws := t.TempDir()
+	hyps := []engine.Hypothesis{hyp("a", nil)}
+	id := "20240101-000000-aaaaaa"
+	r := newRun(t, s, ws, id, hyps...)
+	r.RecordInputs(hyps, nil, engine.ReadOriginals(ws, hyps))
+	if err := r.Finish(engine.Report{Schema: engine.ReportSchema, Run: id}); err != nil {
+		t.Fatal(err)
+	}
+	if ri := ReadRun(s.RunDir(ws, id)); ri.Unverified != "" || ri.Report == nil {
+		t.Fatalf("the run's own report: %q", ri.Unverified)
+	}
+	b, _ := json.Marshal(engine.Report{Schema: engine.ReportSchema, Run: id, Command: []string{"planted"}})
+	os.WriteFile(filepath.Join(s.RunDir(ws, id), "report.json"), b, 0o600)
+	if ri := ReadRun(s.RunDir(ws, id)); !strings.Contains(ri.Unverified, "report.json") {
+		t.Fatalf("a changed report is not flagged: %q", ri.Unverified)
+	}
+}

@@ -37,6 +37,9 @@ type RunInfo struct {
 	Results []*engine.Result
 	// Hyps are the hypothesis names in spec order.
 	Hyps []string
+	// Unverified says why the report cannot be trusted (it does not match
+	// the run's integrity record), "" when it can or there is none.
+	Unverified string
 }
 
 // StartedAt is when the run started (from the run id when meta is lost).
@@ -103,6 +106,9 @@ func ReadRun(dir string) *RunInfo {
 		var rep engine.Report
 		if json.Unmarshal(b, &rep) == nil {
 			ri.Report = &rep
+		}
+		if _, err := readVerifiedIn(filepath.Dir(filepath.Dir(dir)), ri.ID, "report.json"); err != nil {
+			ri.Unverified = err.Error()
 		}
 	}
 	switch {

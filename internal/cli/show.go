@@ -53,6 +53,9 @@ func showCommand(s Streams) *cobra.Command {
 }
 
 func showRunRecord(w io.Writer, ri *snap.RunInfo, asJSON bool) error {
+	if !asJSON {
+		warnUnverified(w, ri)
+	}
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -110,6 +113,9 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 		// What show would print is not what the run recorded: say so,
 		// print nothing of it (apply refuses it the same way).
 		return envErr("%v", herr)
+	}
+	if !asJSON {
+		warnUnverified(w, ri)
 	}
 	res := records.Result(ri, name)
 	hypDir := filepath.Join(ri.Dir, "hyps", name)
@@ -261,4 +267,12 @@ func recDiff(h engine.Hypothesis, orig map[string]engine.FileState) string {
 		}
 	}
 	return string(b)
+}
+
+// warnUnverified says, first, that what follows comes from a report that
+// is not the one the run wrote.
+func warnUnverified(w io.Writer, ri *snap.RunInfo) {
+	if ri.Unverified != "" {
+		fmt.Fprintf(w, "WARNING: %s\n\n", ri.Unverified)
+	}
 }
