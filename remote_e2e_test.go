@@ -513,3 +513,78 @@ func TestE2ERemoteNodeWithoutOverlayUsesItsBestSandbox(t *testing.T) {
 	}
 	r.waitNodeIdle("n1")
 }
+
+// --remote-dir puts the mirror elsewhere on the node, and the node named
+// "local" runs its share here, in this machine's own sandbox.
+func TestE2ERemoteDirAndTheLocalNode(t *testing.T) {
+	r := newRemoteEnv(t, "n1")
+	r.write("v.txt", "bad\n", 0o644)
+	r.write("delay", "0.5\n", 0o644)
+	elsewhere := filepath.Join(r.co, "elsewhere", "mirror") // empty on the node, absent here
+	spec := r.spec(map[string]any{
+		"hypotheses": []any{hypWith("good", "0.5", "good"), hypWith("bad", "0.5", "")},
+		"remote":     []any{map[string]any{"node": "n1", "jobs": 1}, map[string]any{"node": "local", "jobs": 1}},
+	})
+	out, stderr, code := r.shadowRemote("--headless", "--json", "--remote-dir", elsewhere, "-C", r.ws, spec, "--", "sh", "-c", "pwd; "+delayCheck)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	rep := r.report(out)
+	if rep.Winner == nil || *rep.Winner != "good" {
+		t.Fatalf("winner %v\n%s", rep.Winner, out)
+	}
+	nodes := map[string]string{}
+	for _, h := range rep.Hypotheses {
+		nodes[h.Node] = h.OutputTail
+	}
+	if len(nodes) != 2 || !strings.HasPrefix(nodes["n1"], elsewhere+"\n") || !strings.HasPrefix(nodes[""], r.ws+"\n") {
+		t.Fatalf("want one hypothesis on n1 in %s and one here in %s, got %q", elsewhere, r.ws, nodes)
+	}
+	if got, err := r.onNode("n1", "cat "+elsewhere+"/v.txt; ls -A "+r.co); err != nil || got != "bad\nelsewhere\n" {
+		t.Errorf("on the node: %q %v (want the mirror at --remote-dir only)", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.co, "elsewhere")); err == nil {
+		t.Errorf("--remote-dir was made here")
+	}
+}
+
+// Two runs against one node: the second one's sync waits for the first
+// run to end, so its rsync never changes the mirror under the first one's
+// running overlays (which would see the change: the mirror is their lower
+// layer).
+func TestE2ERemoteSecondRunWaitsForTheMirror(t *testing.T) {
+	r := newRemoteEnv(t, "n1")
+	r.write("v.txt", "one\n", 0o644)
+	marker := "6.06543" + strconv.Itoa(os.Getpid())
+	spec := r.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "a"}}})
+	a := r.cmd("--headless", "--json", "--no-record", "--remote", "n1", "-C", r.ws, spec, "--", "sh", "-c", "sleep "+marker+"; cat v.txt")
+	a.Env = append(a.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
+	var aout bytes.Buffer
+	a.Stdout = &aout
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; len(procsWith("sleep "+marker)) == 0; i++ {
+		if i > 600 {
+			a.Process.Kill()
+			a.Wait()
+			t.Fatal("the first run never started on the node")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r.write("v.txt", "two\n", 0o644)
+	bout, berr, code := r.shadowRemote("--headless", "--json", "--no-record", "--remote", "n1", "-C", r.ws, spec, "--", "cat", "v.txt")
+	a.Wait()
+	if code != 0 {
+		t.Fatalf("second run: exit %d\n%s\n%s", code, berr, bout)
+	}
+	if got := r.report(aout.String()).Hypotheses[0].OutputTail; got != "one\n" {
+		t.Errorf("the first run saw v.txt = %q: the second run synced under it", got)
+	}
+	if got := r.report(bout).Hypotheses[0].OutputTail; got != "two\n" {
+		t.Errorf("the second run saw v.txt = %q", got)
+	}
+	if !strings.Contains(berr, "waiting for the mirror lock") {
+		t.Errorf("the second run did not say it waited:\n%s", berr)
+	}
+}
