@@ -17,6 +17,9 @@ func rowMarks(h *Result) []string {
 	} else if len(h.EditsTests) > 0 && h.Status == StatusPassed {
 		m = append(m, "changes tests, allowed: "+listShort(h.EditsTests, 3))
 	}
+	if h.Status == StatusFailed && h.ExitCode != nil && *h.ExitCode == 0 && h.Tests != nil && h.Tests.Failed > 0 {
+		m = append(m, "exit 0 despite failing tests: failed")
+	}
 	if h.Runs > 1 {
 		s := fmt.Sprintf("passed %d of %d runs", h.Passes, h.Runs)
 		if len(h.Flaky) > 0 {

@@ -184,6 +184,11 @@ func TestExitZeroWithFailuresIsFailed(t *testing.T) {
 	if rep.Winner == nil || *rep.Winner != "real" {
 		t.Errorf("winner %v", rep.Winner)
 	}
+	var b strings.Builder
+	WriteText(&b, rep)
+	if !strings.Contains(b.String(), "[exit 0 despite failing tests: failed]") {
+		t.Errorf("text:\n%s", b.String())
+	}
 }
 
 // The tiers: passed, passed but disqualified, failed with counts, no
