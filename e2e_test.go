@@ -313,6 +313,9 @@ func TestE2ETimeoutAndInterrupt(t *testing.T) {
 	waitPresent(t, marker+"1")
 	c.Process.Signal(syscall.SIGINT)
 	c.Wait()
+	if rc := c.ProcessState.ExitCode(); rc != 130 {
+		t.Errorf("exit code %d after SIGINT, want 130", rc)
+	}
 	if r := e.report(stdout.String()); !r.Cancelled || r.Hypotheses[0].Status != "cancelled" {
 		t.Errorf("after SIGINT: cancelled=%v status=%s", r.Cancelled, r.Hypotheses[0].Status)
 	}

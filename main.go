@@ -43,20 +43,21 @@ func dispatch(args []string) int {
 func exitCode(err error, stderr io.Writer) int {
 	var ee *cli.ExitError
 	var re *run.Error
+	var ae *cli.ArgError
 	switch {
 	case err == nil:
 		return run.ExitWinner
 	case errors.As(err, &ee):
 		return ee.Code
-	case errors.As(err, &re) && re.Code == run.ExitUsage:
-		fmt.Fprintf(stderr, "shadow: %s\nrun `shadow help` for usage\n", re.Msg)
-		return re.Code
+	case errors.As(err, &ae):
+		fmt.Fprintf(stderr, "shadow: %s\n%s\n", ae.Msg, ae.Hint())
+		return run.ExitUsage
 	case errors.As(err, &re):
 		fmt.Fprintln(stderr, "shadow:", re)
 		return re.Code
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "shadow: interrupted")
-		return run.ExitEnv
+		return run.ExitInterrupted
 	}
 	fmt.Fprintln(stderr, "shadow:", err)
 	return run.ExitEnv

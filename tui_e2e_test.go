@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -248,5 +249,31 @@ func TestTUIOutputViewInTmux(t *testing.T) {
 	e.keys("run", "q")
 	if rc := e.exitCode("run", 20*time.Second); rc != "0" {
 		t.Errorf("exit code %s, want 0 (a winner)", rc)
+	}
+}
+
+// A real SIGINT while the TUI's run goes on: the run is cancelled and the
+// exit code is 130 (DESIGN §1), not a result's 0 or 1.
+func TestTUIInterruptExits130(t *testing.T) {
+	e := newTmuxEnv(t)
+	marker := "shadow-e2e-int-" + strconv.Itoa(os.Getpid())
+	args := []string{"tui", "-C", e.ws, "spec.json", "--", "sh", "-c", "echo " + marker + "; sleep 30"}
+	e.start("run", 100, 30, args...)
+	e.waitScreen("run", 30*time.Second, "baseline", "fix")
+	pid := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), "\x00tui\x00-C\x00"+e.ws+"\x00") {
+			fmt.Sscanf(strings.TrimPrefix(p, "/proc/"), "%d/", &pid)
+		}
+	}
+	if pid == 0 {
+		t.Fatal("shadow tui process not found")
+	}
+	time.Sleep(time.Second) // the hypotheses are running
+	syscall.Kill(pid, syscall.SIGINT)
+	if rc := e.exitCode("run", 20*time.Second); rc != "130" {
+		t.Errorf("exit code %s after SIGINT, want 130", rc)
 	}
 }

@@ -26,9 +26,12 @@ func execCLI(in string, args ...string) (string, string, error) {
 func code(err error) int {
 	var ee *ExitError
 	var re *run.Error
+	var ae *ArgError
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &ae):
+		return run.ExitUsage
 	case errors.As(err, &ee):
 		return ee.Code
 	case errors.As(err, &re):
@@ -111,6 +114,24 @@ func TestArgumentRefusals(t *testing.T) {
 		if code(err) != run.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: exit %d, %v; want exit 2 naming %q", c.args, code(err), err, c.want)
 		}
+	}
+	// No SPEC but flags or a command: one line, not the whole usage.
+	for _, args := range [][]string{{"--headless", "--", "pytest"}, {"--", "pytest"}, {"--json"}} {
+		out, errb, err := execCLI("", args...)
+		if code(err) != run.ExitUsage || out != "" || errb != "" || !strings.HasPrefix(err.Error(), "no SPEC: ") {
+			t.Errorf("%v: exit %d, %v, stderr %q", args, code(err), err, errb)
+		}
+	}
+	// Mistakes in the command line point at the command's help; a spec's
+	// do not (they are not about the command line).
+	_, _, err := execCLI("", "log", "--bogus")
+	var ae *ArgError
+	if !errors.As(err, &ae) || ae.Hint() != "see `shadow log -h`" {
+		t.Errorf("log --bogus: %#v", err)
+	}
+	_, _, err = execCLI("{", "-", "--", "true")
+	if errors.As(err, &ae) || code(err) != run.ExitUsage {
+		t.Errorf("a spec error is an argument error: %#v", err)
 	}
 	// Bare `shadow`: the usage on stderr, exit 2.
 	out, errb, err := execCLI("")
@@ -209,5 +230,27 @@ func TestFullScreenCommandsNeedATerminal(t *testing.T) {
 	_, _, err = execCLI("", "watch", "-C", ws)
 	if code(err) != 3 || !strings.Contains(err.Error(), "needs a terminal") {
 		t.Errorf("shadow watch without a terminal: exit %d, %v", code(err), err)
+	}
+}
+
+// With --json or --events, progress lines go to stderr only when it is a
+// terminal: a person waits there; an agent's captured stderr stays clean.
+func TestProgressWithJSONOnlyOnATerminal(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ws := t.TempDir()
+	spec := `{"hypotheses":[{"name":"a"}]}`
+	for _, tty := range []bool{false, true} {
+		var out, errb bytes.Buffer
+		s := Streams{In: strings.NewReader(spec), Out: &out, Err: &errb, IsTerminal: func(w io.Writer) bool { return tty && w == io.Writer(&errb) }}
+		err := Execute([]string{"--json", "--mode", "inplace", "--no-record", "-C", ws, "-", "--", "true"}, s, "test")
+		if err != nil {
+			t.Fatalf("tty=%v: %v\n%s", tty, err, errb.String())
+		}
+		if got := strings.Contains(errb.String(), "[1/1] a passed"); got != tty {
+			t.Errorf("stderr a terminal: %v; progress shown: %v\n%s", tty, got, errb.String())
+		}
+		if !strings.HasPrefix(out.String(), "{") {
+			t.Errorf("stdout is not the JSON document: %q", out.String())
+		}
 	}
 }

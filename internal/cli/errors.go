@@ -21,8 +21,28 @@ func exit(code int) error {
 	return &ExitError{Code: code}
 }
 
+// ArgError is a mistake in the command line itself (exit 2): nothing ran.
+// Unlike a refusal of the spec, it points at the command's help.
+type ArgError struct {
+	Msg     string
+	Command string // the command whose help explains it ("" for the root)
+}
+
+func (e *ArgError) Error() string { return e.Msg }
+
+// Hint is where the command's help is.
+func (e *ArgError) Hint() string {
+	if e.Command == "" {
+		return "see `shadow -h`"
+	}
+	return "see `shadow " + e.Command + " -h`"
+}
+
 // usage is a mistake in the command line (exit 2): nothing ran.
-func usage(format string, a ...any) error { return run.Usage(format, a...) }
+func usage(format string, a ...any) error { return &ArgError{Msg: fmt.Sprintf(format, a...)} }
+
+// specErr is a refusal of the spec or of what it names (exit 2).
+func specErr(format string, a ...any) error { return run.Usage(format, a...) }
 
 // envErr is an environment failure (exit 3).
 func envErr(format string, a ...any) error { return run.Env(format, a...) }

@@ -22,11 +22,11 @@ func defaultStore() (snap.Store, error) {
 func openRecords(dir string) (ws string, store snap.Store, err error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return "", store, usage("current directory: %v", err)
+		return "", store, specErr("current directory: %v", err)
 	}
 	ws, _, err = run.ResolveWorkspace(dir, cwd)
 	if err != nil {
-		return "", store, usage("%v", err)
+		return "", store, specErr("%v", err)
 	}
 	store, err = defaultStore()
 	return ws, store, err
@@ -37,7 +37,7 @@ func openRecords(dir string) (ws string, store snap.Store, err error) {
 func refErr(err error) error {
 	var re *snap.RefError
 	if errors.As(err, &re) {
-		return usage("%v", err)
+		return specErr("%v", err)
 	}
 	return envErr("%v", err)
 }

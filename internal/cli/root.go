@@ -96,9 +96,13 @@ func Execute(args []string, s Streams, version string) error {
 		}
 		return usage("%v", err)
 	})
-	_, err := root.ExecuteC()
+	c, err := root.ExecuteC()
 	if err != nil && isCobraUsage(err) {
-		return usage("%v", err)
+		err = usage("%v", err)
+	}
+	var ae *ArgError
+	if errors.As(err, &ae) && ae.Command == "" && c != nil && c != root {
+		ae.Command = c.Name()
 	}
 	return err
 }

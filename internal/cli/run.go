@@ -43,9 +43,12 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 		pos, command = args[:dash], args[dash:]
 	}
 	if len(pos) == 0 {
-		// Bare `shadow`: the whole usage, as an answer to "what is this".
-		fmt.Fprint(s.Err, usageText)
-		return exit(run.ExitUsage)
+		if cmd.Flags().NFlag() == 0 && len(command) == 0 {
+			// Bare `shadow`: the whole usage, as an answer to "what is this".
+			fmt.Fprint(s.Err, usageText)
+			return exit(run.ExitUsage)
+		}
+		return usage("no SPEC: give a spec file (or - for stdin) before the --: shadow [flags] SPEC -- COMMAND...")
 	}
 	if len(pos) > 1 {
 		return usage("one SPEC expected, got %q (put the command after --)", pos)
@@ -72,11 +75,11 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 func planRun(ctx context.Context, specPath string, f *runFlags, s Streams, version string) (*run.Plan, error) {
 	spec, specDir, err := engine.LoadSpec(specPath, s.In)
 	if err != nil {
-		return nil, usage("%v", err)
+		return nil, specErr("%v", err)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return nil, usage("current directory: %v", err)
+		return nil, specErr("current directory: %v", err)
 	}
 	o := f.opts
 	o.Cwd, o.Notices, o.Version = cwd, s.Err, version
@@ -93,7 +96,11 @@ func execute(ctx context.Context, p *run.Plan, f *runFlags, ui uiChoice, s Strea
 	if f.events {
 		enc := json.NewEncoder(s.Out)
 		sinks = append(sinks, func(ev engine.Event) { _ = enc.Encode(ev) })
-	} else if !f.json {
+	}
+	// Progress lines on stderr: always for the text report; with --json or
+	// --events only when stderr is a terminal (a person is waiting), so an
+	// agent's captured stderr stays clean.
+	if (!f.json && !f.events) || s.terminal(s.Err) {
 		sinks = append(sinks, progressPrinter(s.Err))
 	}
 	rep, err := p.Run(ctx, sinks...)
@@ -109,7 +116,7 @@ func execute(ctx context.Context, p *run.Plan, f *runFlags, ui uiChoice, s Strea
 	default:
 		engine.WriteText(s.Out, rep)
 	}
-	return exit(run.ExitCode(rep))
+	return exit(run.ExitCode(ctx, rep))
 }
 
 // wantTUI: `shadow tui` always; otherwise only on a terminal and when no

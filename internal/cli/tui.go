@@ -37,5 +37,5 @@ func runTUI(ctx context.Context, p *run.Plan, s Streams) error {
 		fmt.Fprintln(s.Err, "shadow: tui:", err)
 	}
 	engine.WriteText(s.Out, rep)
-	return exit(run.ExitCode(rep))
+	return exit(run.ExitCode(ctx, rep))
 }

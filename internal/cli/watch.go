@@ -26,11 +26,11 @@ func watchCommand(s Streams) *cobra.Command {
 			}
 			cwd, err := os.Getwd()
 			if err != nil {
-				return usage("current directory: %v", err)
+				return specErr("current directory: %v", err)
 			}
 			ws, _, err := run.ResolveWorkspace(dir, cwd)
 			if err != nil {
-				return usage("%v", err)
+				return specErr("%v", err)
 			}
 			store, err := defaultStore()
 			if err != nil {

@@ -86,7 +86,7 @@ func (s *Server) workspaceOf(cwd string) (string, error) {
 	case cwd == "":
 		cwd = s.cwd
 	case !filepath.IsAbs(cwd):
-		cwd = filepath.Join(s.cwd, cwd)
+		return "", fmt.Errorf("cwd: %q is relative: give an absolute directory (or none, for %s)", cwd, s.cwd)
 	}
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("cwd: %s is not a directory", cwd)
@@ -129,7 +129,7 @@ func (s *Server) toolLog(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		r := snap.ReadRun(store.RunDir(ws, id))
 		lr := logRunOf(r)
 		doc.Runs = append(doc.Runs, lr)
-		fmt.Fprintf(&b, "%s  %-11s  %s", id, r.State, records.Quote(lr.Command))
+		fmt.Fprintf(&b, "%s  %-11s  %s", id, records.Summarize(r).StateWord(), records.Quote(lr.Command))
 		if lr.Winner != nil {
 			fmt.Fprintf(&b, "  winner %s", *lr.Winner)
 		} else if r.State == snap.StateFinished {
@@ -168,7 +168,7 @@ func (s *Server) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	isHyp := strings.Contains(in.Ref, "/")
 	r, hyp, err := records.Find(store, ws, in.Ref)
 	if err != nil {
-		return toolError("ref: %v", err), nil
+		return toolError("ref: %s", cliToTools(err.Error())), nil
 	}
 	id := r.ID
 	if !isHyp {
@@ -242,4 +242,10 @@ func (s *Server) recordsOf(cwd string) (string, snap.Store, error) {
 	}
 	store, err := defaultStore()
 	return ws, store, err
+}
+
+// cliToTools words a message for the agent: the records' refusals name
+// the CLI's commands (`shadow log`), which an agent reaches as tools.
+func cliToTools(msg string) string {
+	return strings.NewReplacer("`shadow log`", "shadow_log", "`shadow show", "`shadow_show").Replace(msg)
 }

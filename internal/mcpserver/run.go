@@ -107,7 +107,7 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 	case r.cwd == "":
 		r.cwd = serverCwd
 	case !filepath.IsAbs(r.cwd):
-		r.cwd = filepath.Join(serverCwd, r.cwd)
+		return nil, fmt.Errorf("cwd: %q is relative: give an absolute directory (or none, for %s)", r.cwd, serverCwd)
 	}
 	if fi, err := os.Stat(r.cwd); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("cwd: %s is not a directory", r.cwd)

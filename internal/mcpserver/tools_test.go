@@ -143,3 +143,31 @@ func TestRunArgumentsRefusedNamingTheField(t *testing.T) {
 		t.Errorf("accepted arguments: %+v %v", r, err)
 	}
 }
+
+// Things the agent must fix are tool errors that say so: a relative cwd,
+// a command that is not there, a reference that names nothing (worded
+// with the tools' names, not the CLI's).
+func TestToolErrorsTheAgentMustFix(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	cs := connect(t, New(ws, "test", nil))
+	ok := []any{map[string]any{"name": "a"}}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"shadow_run", map[string]any{"hypotheses": ok, "command": []string{"true"}, "cwd": "sub"}, `cwd: "sub" is relative`},
+		{"shadow_log", map[string]any{"cwd": "sub"}, `cwd: "sub" is relative`},
+		{"shadow_run", map[string]any{"hypotheses": ok, "command": []string{"pytestt-not-here"}, "mode": "inplace"}, `command not found: "pytestt-not-here"`},
+		{"shadow_show", map[string]any{"ref": "nope"}, "ref:"},
+	} {
+		res := callTool(t, cs, c.tool, c.args)
+		if !res.IsError || !strings.Contains(resultText(res), c.want) || strings.Contains(resultText(res), "`shadow log`") {
+			t.Errorf("%s %v: %v %s", c.tool, c.args, res.IsError, resultText(res))
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(os.Getenv("XDG_STATE_HOME"), "shadow", "workspaces")); len(ents) != 0 {
+		t.Errorf("refused calls recorded runs: %v", ents)
+	}
+}

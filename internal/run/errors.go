@@ -8,6 +8,9 @@ const (
 	ExitNone   = 1
 	ExitUsage  = 2
 	ExitEnv    = 3
+	// ExitInterrupted: the run was interrupted (SIGINT/SIGTERM), whatever
+	// had finished by then (128 + SIGINT, as shells report it).
+	ExitInterrupted = 130
 )
 
 // Error is a refusal: nothing ran and nothing was written. Code is the

@@ -132,6 +132,11 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	for k, v := range spec.Env {
 		env = append(env, k+"="+v)
 	}
+	if len(o.Remote) == 0 {
+		if err := commandFound(command[0], env, ws); err != nil {
+			return nil, err
+		}
+	}
 	specJSON, _ := json.MarshalIndent(spec, "", "  ")
 	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, notices: o.notices(),
 		jobsGiven: o.Jobs > 0 || spec.Jobs > 0}

@@ -75,27 +75,27 @@ func TestParseValues(t *testing.T) {
 }
 
 func TestPlanPrecedence(t *testing.T) {
-	const spec = `{"command":["spec-cmd"],"timeout":"2m","jobs":3,"net":"host","tmp":"shared","hypotheses":[{"name":"a","edits":[{"path":"a.txt","content":"b"}]}]}`
+	const spec = `{"command":["sh"],"timeout":"2m","jobs":3,"net":"host","tmp":"shared","hypotheses":[{"name":"a","edits":[{"path":"a.txt","content":"b"}]}]}`
 	p, err := planIn(t, spec, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := p.Config()
-	if c.Timeout != 2*time.Minute || c.Jobs != 3 || c.Net != "host" || c.Tmp != "shared" || strings.Join(c.Command, " ") != "spec-cmd" {
+	if c.Timeout != 2*time.Minute || c.Jobs != 3 || c.Net != "host" || c.Tmp != "shared" || strings.Join(c.Command, " ") != "sh" {
 		t.Errorf("the spec's values were not used: %+v", c)
 	}
-	p, err = planIn(t, spec, Options{Timeout: time.Minute, Jobs: 5, Command: []string{"flag-cmd", "x"}, Baseline: true})
+	p, err = planIn(t, spec, Options{Timeout: time.Minute, Jobs: 5, Command: []string{"env", "x"}, Baseline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c = p.Config()
-	if c.Timeout != time.Minute || c.Jobs != 5 || strings.Join(c.Command, " ") != "flag-cmd x" {
+	if c.Timeout != time.Minute || c.Jobs != 5 || strings.Join(c.Command, " ") != "env x" {
 		t.Errorf("the options did not win over the spec: %+v", c)
 	}
 	if names := hypNames(p.Hypotheses()); strings.Join(names, ",") != "baseline,a" {
 		t.Errorf("--baseline: hypotheses %v", names)
 	}
-	p, err = planIn(t, `{"command":["c"],"hypotheses":[{"name":"a"}]}`, Options{})
+	p, err = planIn(t, `{"command":["true"],"hypotheses":[{"name":"a"}]}`, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +106,14 @@ func TestPlanPrecedence(t *testing.T) {
 		t.Errorf("sandbox %s, recorded %v", p.Config().Sandbox.Mode(), p.Recorded())
 	}
 	// A baseline already there is not added twice.
-	p, err = planIn(t, `{"command":["c"],"hypotheses":[{"name":"none"},{"name":"a","edits":[{"path":"a.txt","content":"b"}]}]}`, Options{Baseline: true})
+	p, err = planIn(t, `{"command":["true"],"hypotheses":[{"name":"none"},{"name":"a","edits":[{"path":"a.txt","content":"b"}]}]}`, Options{Baseline: true})
 	if err != nil || len(p.Hypotheses()) != 2 {
 		t.Errorf("baseline added over an existing one: %v %v", err, p)
 	}
 }
 
 func TestPlanRefusals(t *testing.T) {
-	const ok = `{"command":["c"],"hypotheses":[{"name":"a"}]}`
+	const ok = `{"command":["true"],"hypotheses":[{"name":"a"}]}`
 	for _, c := range []struct {
 		name, spec string
 		o          Options
@@ -124,8 +124,10 @@ func TestPlanRefusals(t *testing.T) {
 		{"option net", ok, Options{Net: "lan"}, ExitUsage, `--net "lan"`},
 		{"bad mode", ok, Options{Mode: "fast"}, ExitUsage, `--mode "fast"`},
 		{"jobs", ok, Options{Jobs: -1}, ExitUsage, "-j -1"},
+		{"command not found", `{"command":["shadow-no-such-command-x"],"hypotheses":[{"name":"a"}]}`, Options{}, ExitUsage, `command not found: "shadow-no-such-command-x"`},
+		{"command not found on the spec's PATH", `{"command":["sh"],"env":{"PATH":"/nonexistent"},"hypotheses":[{"name":"a"}]}`, Options{}, ExitUsage, `"sh" is in no directory of PATH`},
 		{"missing workspace", ok, Options{Dir: "/nonexistent/ws"}, ExitUsage, "/nonexistent/ws"},
-		{"missing edit source", `{"command":["c"],"hypotheses":[{"name":"x","edits":[{"path":"a.txt","file":"nope.txt"}]}]}`, Options{}, ExitUsage, `"x"`},
+		{"missing edit source", `{"command":["true"],"hypotheses":[{"name":"x","edits":[{"path":"a.txt","file":"nope.txt"}]}]}`, Options{}, ExitUsage, `"x"`},
 		{"isolated in place", ok, Options{Net: NetIsolated}, ExitEnv, "--net isolated needs overlay mode"},
 		{"private tmp in place", ok, Options{Tmp: TmpPrivate}, ExitEnv, "--tmp private needs overlay mode"},
 		{"freeze in place", ok, Options{Freeze: true}, ExitEnv, "--freeze needs overlay mode"},
@@ -157,5 +159,18 @@ func TestErrorText(t *testing.T) {
 	e := &Error{Code: ExitEnv, Msg: "overlay mode is unavailable", Reason: "create namespaces failed: EPERM", Fix: "sysctl x=1"}
 	if got := e.Error(); got != "overlay mode is unavailable: create namespaces failed: EPERM\nfix: sysctl x=1" {
 		t.Errorf("Error() = %q", got)
+	}
+}
+
+// A command an edit may still create, or one found, is not refused.
+func TestPlanCommandThatMayExist(t *testing.T) {
+	for _, spec := range []string{
+		`{"command":["./run-tests.sh"],"hypotheses":[{"name":"a"}]}`,
+		`{"command":["sh","-c","true"],"hypotheses":[{"name":"a"}]}`,
+		`{"command":["made-by-an-edit"],"env":{"PATH":"bin:/usr/bin"},"hypotheses":[{"name":"a"}]}`,
+	} {
+		if _, err := planIn(t, spec, Options{}); err != nil {
+			t.Errorf("%s: %v", spec, err)
+		}
 	}
 }

@@ -71,9 +71,14 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	return rep, nil
 }
 
-// ExitCode is the exit code of a run that ended with rep: ExitWinner when
+// ExitCode is the exit code of a run that ended with rep: ExitInterrupted
+// when it was cancelled because ctx ended (a signal), else ExitWinner when
 // a hypothesis passed (and --apply, if asked, wrote it), else ExitNone.
-func ExitCode(rep *engine.Report) int {
+// A run that finished before the signal keeps its result's code.
+func ExitCode(ctx context.Context, rep *engine.Report) int {
+	if rep.Cancelled && ctx.Err() != nil {
+		return ExitInterrupted
+	}
 	if rep.Winner == nil || rep.ApplyError != "" {
 		return ExitNone
 	}
