@@ -13,6 +13,7 @@ import (
 
 	"github.com/shadow-dev/shadow/internal/cli"
 	"github.com/shadow-dev/shadow/internal/clone"
+	"github.com/shadow-dev/shadow/internal/quietterm"
 	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/overlay"
@@ -22,6 +23,9 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// TERM was hidden while packages were initialised (see quietterm): put
+	// it back before any entry point runs or starts a command.
+	quietterm.Restore()
 	// The sandbox init is this binary re-executed inside the namespaces: it
 	// must be dispatched before any flag parsing or output.
 	overlay.MaybeInit()
@@ -35,6 +39,7 @@ func main() {
 }
 
 func dispatch(args []string) int {
+	quietterm.Restore()
 	return exitCode(cli.Execute(args, cli.OS(), version), os.Stderr)
 }
 

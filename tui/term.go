@@ -29,6 +29,9 @@ type Look struct {
 func terminalLook() Look {
 	r := lipgloss.NewRenderer(os.Stdout)
 	r.HasDarkBackground() // asked now, before the program owns the terminal's input
+	// The default renderer (bubbles' styles use it) too: bubbletea's own
+	// init no longer asks, see internal/quietterm.
+	lipgloss.HasDarkBackground()
 	tty := isatty.IsTerminal(os.Stdout.Fd())
 	l := Look{Renderer: r, ASCII: asciiTerminal(os.Getenv)}
 	l.Mono = upgradeProfile(r, os.Getenv, tty)
