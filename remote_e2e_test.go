@@ -33,6 +33,7 @@ type sshNode struct {
 
 type remoteEnv struct {
 	*env
+	user, home, uid           string // the node user (root unless a test asks for another)
 	base, co, keys, sshConfig string
 	nodes                     map[string]*sshNode
 }
@@ -45,6 +46,12 @@ func newRemoteEnv(t *testing.T, names ...string) *remoteEnv {
 // newRemoteEnvWith starts the nodes with extra sshd_config lines each.
 func newRemoteEnvWith(t *testing.T, sshdExtra map[string]string, names ...string) *remoteEnv {
 	t.Helper()
+	return newRemoteEnvAs(t, "root", sshdExtra, names...)
+}
+
+// newRemoteEnvAs logs in to the nodes as user.
+func newRemoteEnvAs(t *testing.T, user string, sshdExtra map[string]string, names ...string) *remoteEnv {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("simulating remote nodes needs root: an sshd per node, each in its own mount namespace")
 	}
@@ -56,7 +63,16 @@ func newRemoteEnvWith(t *testing.T, sshdExtra map[string]string, names ...string
 	base := t.TempDir()
 	r := &remoteEnv{base: base, co: filepath.Join(base, "co"), keys: filepath.Join(base, "keys"), nodes: map[string]*sshNode{}}
 	r.env = &env{t: t, ws: filepath.Join(r.co, "ws"), state: t.TempDir(), dir: t.TempDir()}
-	for _, d := range []string{r.ws, r.keys, "/run/sshd", "/root/.cache", "/root/.local/state"} {
+	r.user, r.home, r.uid = user, "/root", "0"
+	if user != "root" {
+		u, err := exec.Command("sh", "-c", `getent passwd "$1" | cut -d: -f3,6`, "sh", user).Output()
+		f := strings.Split(strings.TrimSpace(string(u)), ":")
+		if err != nil || len(f) != 2 {
+			t.Skipf("no user %s here (useradd -m %s)", user, user)
+		}
+		r.uid, r.home = f[0], f[1]
+	}
+	for _, d := range []string{r.ws, r.keys, "/run/sshd", r.home + "/.cache", r.home + "/.local/state"} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -72,8 +88,8 @@ func newRemoteEnvWith(t *testing.T, sshdExtra map[string]string, names ...string
 	for _, name := range names {
 		n := &sshNode{name: name, port: freePort(t)}
 		r.nodes[name] = n
-		fmt.Fprintf(&cfg, "Host %s\n  HostName 127.0.0.1\n  Port %d\n  User root\n  IdentityFile %s\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n",
-			name, n.port, filepath.Join(r.keys, "id"))
+		fmt.Fprintf(&cfg, "Host %s\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n",
+			name, n.port, user, filepath.Join(r.keys, "id"))
 		r.startNode(n, sshdExtra[name])
 	}
 	// A Host nobody listens on: an unreachable node.
@@ -95,7 +111,9 @@ func freePort(t *testing.T) int {
 func (r *remoteEnv) startNode(n *sshNode, extra string) {
 	t := r.t
 	conf := filepath.Join(r.keys, n.name+".sshd_config")
-	os.WriteFile(conf, []byte(fmt.Sprintf(`Port %d
+	// extra comes first: in sshd_config the first value given wins.
+	os.WriteFile(conf, []byte(fmt.Sprintf(`%s
+Port %d
 ListenAddress 127.0.0.1
 HostKey %s
 PidFile none
@@ -108,10 +126,10 @@ KbdInteractiveAuthentication no
 MaxSessions 50
 MaxStartups 50
 LogLevel ERROR
-%s
-`, n.port, filepath.Join(r.keys, "host"), filepath.Join(r.keys, "authorized_keys"), extra)), 0o600)
-	script := `set -e; for d in "$1" /root/.cache /root/.local/state; do mount -t tmpfs tmpfs "$d"; done; exec /usr/sbin/sshd -D -e -f "$2"`
-	n.cmd = exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", r.co, conf)
+`, extra, n.port, filepath.Join(r.keys, "host"), filepath.Join(r.keys, "authorized_keys"))), 0o600)
+	// The node user's own dirs are theirs on the node: tmpfs owned by them.
+	script := `set -e; mount -t tmpfs tmpfs "$1"; for d in "$3/.cache" "$3/.local/state"; do mount -t tmpfs -o "uid=$4,mode=0700" tmpfs "$d"; done; exec /usr/sbin/sshd -D -e -f "$2"`
+	n.cmd = exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", r.co, conf, r.home, r.uid)
 	// sshd's own log, shown only when the test fails (the readiness
 	// probe's bare connections are logged too).
 	logf, err := os.Create(filepath.Join(r.keys, n.name+".log"))
@@ -270,7 +288,7 @@ func TestE2ERemoteTwoNodesNextFreeSlotMirrorAndApply(t *testing.T) {
 	r := newRemoteEnv(t, "n1", "n2")
 	r.remoteWorkspace()
 	for _, n := range []string{"n1", "n2"} {
-		if out, err := r.onNode(n, "ls -A "+r.co+"; ls /root/.cache/shadow 2>/dev/null; true"); err != nil || strings.TrimSpace(out) != "" {
+		if out, err := r.onNode(n, "ls -A "+r.co+"; ls "+r.home+"/.cache/shadow 2>/dev/null; true"); err != nil || strings.TrimSpace(out) != "" {
 			t.Fatalf("node %s is not empty before the run: %q %v", n, out, err)
 		}
 	}
@@ -312,7 +330,7 @@ func TestE2ERemoteTwoNodesNextFreeSlotMirrorAndApply(t *testing.T) {
 	}
 	for _, n := range []string{"n1", "n2"} {
 		r.waitNodeIdle(n)
-		got, err := r.onNode(n, "cd "+r.ws+" && cat v.txt note.txt extra.txt && git rev-parse --is-inside-work-tree && test ! -e build/local.bin && ls /root/.cache/shadow/bin")
+		got, err := r.onNode(n, "cd "+r.ws+" && cat v.txt note.txt extra.txt && git rev-parse --is-inside-work-tree && test ! -e build/local.bin && ls "+r.home+"/.cache/shadow/bin")
 		if err != nil || !strings.Contains(got, "bad\nuncommitted edit\nuntracked, not ignored\ntrue\n") {
 			t.Errorf("mirror on %s: %v\n%s", n, err, got)
 		}
@@ -587,4 +605,36 @@ func TestE2ERemoteSecondRunWaitsForTheMirror(t *testing.T) {
 	if !strings.Contains(berr, "waiting for the mirror lock") {
 		t.Errorf("the second run did not say it waited:\n%s", berr)
 	}
+}
+
+// The node user is not root: the node side runs unprivileged there (user
+// namespaces for overlay, or a copy), as on most real nodes.
+func TestE2ERemoteUnprivilegedNodeUser(t *testing.T) {
+	// UsePAM: useradd leaves the account's password locked, which sshd
+	// alone refuses even for a key; PAM's account check does not.
+	r := newRemoteEnvAs(t, "shadowci", map[string]string{"n1": "UsePAM yes"}, "n1")
+	// The node user must reach the checkout's path and read the
+	// authorized keys (sshd reads them as that user).
+	for _, d := range []string{filepath.Dir(r.base), r.base, r.keys} {
+		os.Chmod(d, 0o755)
+	}
+	os.Chmod(filepath.Join(r.keys, "authorized_keys"), 0o644)
+	r.write("v.txt", "bad\n", 0o644)
+	r.write("delay", "0\n", 0o644)
+	spec := r.spec(map[string]any{"hypotheses": []any{hypWith("good", "0", "good"), hypWith("bad", "0", "")}})
+	out, stderr, code := r.shadowRemote("--headless", "--json", "--remote", "n1", "-C", r.ws, spec, "--", "sh", "-c", "id -un; "+delayCheck)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	rep := r.report(out)
+	if rep.Winner == nil || *rep.Winner != "good" {
+		t.Fatalf("winner %v\n%s", rep.Winner, out)
+	}
+	for _, h := range rep.Hypotheses {
+		if h.Node != "n1" || (h.Mode != "overlay" && h.Mode != "copy") || !strings.HasPrefix(h.OutputTail, "shadowci\n") {
+			t.Errorf("%s: node %q mode %q output %q", h.Name, h.Node, h.Mode, h.OutputTail)
+		}
+	}
+	t.Logf("the unprivileged node ran in %s mode", rep.Hypotheses[0].Mode)
+	r.waitNodeIdle("n1")
 }
