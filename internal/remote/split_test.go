@@ -1,8 +1,11 @@
 package remote
 
 import (
+	"context"
+	"os"
 	"os/exec"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +51,44 @@ func TestShellLineRoundTripsThroughSh(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, words) {
 		t.Fatalf("sh saw %q, want %q", got, words)
+	}
+}
+
+// An ssh that is not OpenSSH gets no multiplexing options, and the user
+// hears what is skipped.
+func TestNotOpenSSHIsSaidAndSkipsMultiplexing(t *testing.T) {
+	dir := t.TempDir()
+	fake := dir + "/dbclient"
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'Dropbear v2022.83' >&2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SHADOW_SSH_COMMAND", fake+" -y")
+	var notices strings.Builder
+	c, err := NewClient(dir+"/ctl", &notices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.openSSH || c.ctlDir != "" || !strings.Contains(notices.String(), "not OpenSSH") || !strings.Contains(notices.String(), "ControlMaster") {
+		t.Fatalf("openSSH=%v ctlDir=%q notices=%q", c.openSSH, c.ctlDir, notices.String())
+	}
+	if args := c.Command("n1", "true").Args; strings.Join(args, " ") != fake+" -y -- n1 true" {
+		t.Fatalf("args %q", args)
+	}
+	if m, err := c.StartMaster(context.Background(), "n1"); m != nil || err != nil {
+		t.Fatalf("a master without OpenSSH: %v %v", m, err)
+	}
+	// OpenSSH gets the master's socket and keep-alives, after the user's
+	// own arguments so theirs win.
+	if _, err := exec.LookPath("ssh"); err == nil {
+		t.Setenv("SHADOW_SSH_COMMAND", "ssh -o ControlPersist=1")
+		c, err := NewClient(dir+"/ctl", &notices)
+		if err != nil || !c.openSSH {
+			t.Fatalf("OpenSSH not recognised: %v", err)
+		}
+		defer c.Close()
+		got := strings.Join(c.Command("n1", "true").Args, " ")
+		if !strings.HasPrefix(got, "ssh -o ControlPersist=1 -o ControlMaster=no -o ControlPath="+c.ctlDir) || !strings.Contains(got, "ServerAliveInterval=5") || !strings.HasSuffix(got, "-- n1 true") {
+			t.Fatalf("args %q", got)
+		}
 	}
 }

@@ -86,8 +86,10 @@ func (p *Plan) prepareRemote(ctx context.Context, cfg *engine.Config) (func(), e
 		sb.Close()
 		return nil, Env("%v", err)
 	}
-	if !p.jobsGiven {
-		cfg.Jobs = sb.Slots()
+	// -j is the total: never more at once than the nodes have slots for
+	// (a job waiting for one would count the wait in its duration).
+	if slots := sb.Slots(); !p.jobsGiven || cfg.Jobs > slots {
+		cfg.Jobs = slots
 	}
 	return sb.Close, nil
 }
