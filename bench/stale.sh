@@ -4,7 +4,9 @@
 # in alternating pairs so a noisy shared machine affects both alike:
 # one hypothesis running `true` on a 100k-file, 1k-directory git checkout.
 # Also the cost of the staleness watch alone (StartStaleWatch + Stop, the
-# engine benchmark), to show no scan of the files is left.
+# engine benchmark), to show no scan of the files is left, and, as root,
+# what one fanotify FAN_MARK_FILESYSTEM mark costs and how many events the
+# rest of the machine makes on that filesystem.
 # usage: bench/stale.sh [PAIRS] [FILES]   (defaults 15 and 100000)
 #   REF=rev bench/stale.sh   also times the shadow built from git rev REF
 set -euo pipefail
@@ -64,4 +66,4 @@ fi
 printf 'ratio shadow/git status: median %.2fx  (IQR %.2f-%.2f, min %.2f, max %.2f) target <= 1.0\n' "$rm" "$rq1" "$rq3" "$rmin" "$rmax"
 
 echo "== the staleness watch alone (set every watch, stop, no change): go test -bench StaleWatch ./engine"
-SHADOW_BENCH_WS="$ws" go test -run '^$' -bench 'Stale(Watch|Scan)' -benchtime 10x ./engine | grep -E '^Benchmark'
+SHADOW_BENCH_WS="$ws" go test -run '^$' -bench 'Stale(Watch|Scan)|Fanotify' -benchtime 10x ./engine | grep -E '^Benchmark'
