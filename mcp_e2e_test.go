@@ -537,3 +537,50 @@ func TestMCPStdoutIsOnlyProtocol(t *testing.T) {
 		t.Errorf("responses:\n%s", out)
 	}
 }
+
+// A line that is not JSON gets a JSON-RPC parse error (-32700, id null)
+// through the binary's stdio, and the server goes on answering.
+func TestMCPMalformedLineIsAParseError(t *testing.T) {
+	e := newPlainEnv(t)
+	c := e.cmd("mcp")
+	c.Dir = e.ws
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`not json at all`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	stdin, _ := c.StdinPipe()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, in)
+	var got []map[string]any
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for len(got) < 4 && sc.Scan() {
+		var msg map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+			t.Fatalf("not JSON on stdout: %q", sc.Text())
+		}
+		got = append(got, msg)
+	}
+	stdin.Close()
+	if err := c.Wait(); err != nil {
+		t.Errorf("shadow mcp: %v", err)
+	}
+	parseErrors, listed := 0, false
+	for _, m := range got {
+		if e, ok := m["error"].(map[string]any); ok && e["code"] == float64(-32700) && m["id"] == nil && strings.HasPrefix(e["message"].(string), "Parse error: ") {
+			parseErrors++
+		}
+		if m["id"] == float64(3) && m["result"] != nil {
+			listed = true
+		}
+	}
+	if parseErrors != 2 || !listed {
+		t.Errorf("want 2 parse errors and tools/list answered after them: %v", got)
+	}
+}
