@@ -275,9 +275,9 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 			r.Error = &msg
 		}
 	}
-	r.Node = o.Node
-	if o.Mode != "" {
-		r.Mode = o.Mode
+	r.Node, r.Mode = o.Node, o.Mode
+	if r.Mode == "" {
+		r.Mode = cfg.Sandbox.Mode()
 	}
 	for _, w := range o.Warnings {
 		msg := w
