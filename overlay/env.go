@@ -109,16 +109,28 @@ func usesSccache(env []string) bool {
 
 // sccacheEnv gives the job a private sccache server. sccache's client talks
 // to a server on 127.0.0.1:SCCACHE_SERVER_PORT (default 4226) and starts
-// one when none answers; a server already running outside would compile
-// the real checkout's files at the same absolute paths, not the
-// hypothesis's. A port nobody listens on makes the client start its own
-// server inside the PID namespace, which dies with it. SCCACHE_SERVER_UDS
-// (a unix socket, possibly abstract and so reachable from here) is
-// dropped for the same reason.
+// one when none answers; the server compiles in its own mount namespace,
+// at the absolute paths the client names. Hypotheses share the host's
+// network namespace (--net host), so on the default port a server already
+// running outside would compile the real checkout's files, and a server
+// one hypothesis started would compile the next hypothesis's sources from
+// the first one's shadow and write the objects there (the second then
+// fails with "No such file or directory" on an object it just built, or
+// links the first one's code). A port nobody listens on makes the client
+// start its own server inside the PID namespace, which dies with it.
+// It is set for every job, not only where sccache shows in PATH or
+// RUSTC_WRAPPER/CC: meson, CMake (CMAKE_<LANG>_COMPILER_LAUNCHER) and
+// cargo's config can name it by absolute path in a build file.
+// SCCACHE_SERVER_UDS (a unix socket, possibly abstract and so reachable
+// from here) is dropped for the same reason. Without a free port, a job
+// whose environment shows sccache is refused; the others run without one.
 func sccacheEnv(env []string) ([]string, error) {
 	port, err := freePort()
 	if err != nil {
-		return nil, fmt.Errorf("sccache is the compiler wrapper (RUSTC_WRAPPER/CC), and each hypothesis needs a private sccache server on its own port, but no free localhost port was found: %w; unset RUSTC_WRAPPER/CC for this run", err)
+		if !usesSccache(env) {
+			return env, nil
+		}
+		return nil, fmt.Errorf("sccache is the compiler wrapper (RUSTC_WRAPPER/CC or on PATH), and each hypothesis needs a private sccache server on its own port, but no free localhost port was found: %w; unset RUSTC_WRAPPER/CC or take sccache off PATH for this run", err)
 	}
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {

@@ -85,10 +85,11 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	}
 	// No variable may point the command at a server outside the sandbox.
 	env := commandEnv(job.Env)
-	if usesSccache(env) {
-		if env, err = sccacheEnv(env); err != nil {
-			return out, err
-		}
+	// Every job gets a private sccache port, whether or not sccache can be
+	// seen from here: a launcher named by absolute path in a build file
+	// would otherwise reach a sibling's server (sccacheEnv).
+	if env, err = sccacheEnv(env); err != nil {
+		return out, err
 	}
 	if err := os.MkdirAll(s.base, 0o700); err != nil {
 		return out, fmt.Errorf("create sandbox directory %s: %w", s.base, err)
