@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 pairs=${1:-15}
 nfiles=${2:-100000}
 tmp=$(mktemp -d /tmp/shadow-bench-stale.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp"; }' EXIT
 export XDG_STATE_HOME="$tmp/state"
 go build -o "$tmp/shadow" .
 if [ -n "${REF:-}" ]; then
@@ -25,6 +25,8 @@ fi
 
 now() { date +%s.%N; }
 elapsed() { local s; s=$(now); "$@" >/dev/null 2>&1 || true; awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.4f\n", b-a}'; }
+# cputime CMD...: user+system seconds of CMD and all it waited for.
+cputime() { /usr/bin/time -f '%U %S' -o "$tmp/cpu.t" "$@" >/dev/null 2>&1 || true; awk '{printf "%.4f\n", $1+$2}' "$tmp/cpu.t"; }
 # stats FILE: median, and the spread as the 25th-75th percentile range.
 stats() { sort -g "$1" | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; q1=v[int((NR+3)/4)]; q3=v[int((3*NR+1)/4)]; printf "%.3f %.3f %.3f %.3f %.3f\n", m, q1, q3, v[1], v[NR]}'; }
 
@@ -40,19 +42,23 @@ for i in range(n):
         f.write("%d\n" % i)
 ' "$ws" "$nfiles"
 printf 'target/\n' > "$ws/.gitignore"
-(cd "$ws" && git init -q . && git add -A >/dev/null && git -c user.email=b@b -c user.name=b commit -qm init && git status >/dev/null)
+# gc.auto 0: no background gc racing the measurements (or the clean-up)
+(cd "$ws" && git init -q . && git config gc.auto 0 && git add -A >/dev/null && git -c user.email=b@b -c user.name=b commit -qm init && git status >/dev/null)
 echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json"
 # warm both: page cache, git's index stat data, the sandbox probe cache
 for i in 1 2; do git -C "$ws" status >/dev/null; "$tmp/shadow" --headless --no-record -C "$ws" "$tmp/one.json" -- true >/dev/null 2>&1 || true; done
 
 echo "== whole run of one hypothesis (true) on a $nfiles-file git checkout against git status there, $pairs alternating pairs"
-: > "$tmp/git"; : > "$tmp/shadow.t"; : > "$tmp/ratio"; : > "$tmp/ref.t"
+: > "$tmp/git"; : > "$tmp/shadow.t"; : > "$tmp/ratio"; : > "$tmp/ref.t"; : > "$tmp/cratio"
 for i in $(seq "$pairs"); do
   g=$(elapsed git -C "$ws" status)
   s=$(elapsed "$tmp/shadow" --headless --no-record -C "$ws" "$tmp/one.json" -- true)
   echo "$g" >> "$tmp/git"; echo "$s" >> "$tmp/shadow.t"
   awk -v g="$g" -v s="$s" 'BEGIN{printf "%.4f\n", s/g}' >> "$tmp/ratio"
   if [ -n "${REF:-}" ]; then elapsed "$tmp/shadow-ref" --headless --no-record -C "$ws" "$tmp/one.json" -- true >> "$tmp/ref.t"; fi
+  gc=$(cputime git -C "$ws" status)
+  sc=$(cputime "$tmp/shadow" --headless --no-record -C "$ws" "$tmp/one.json" -- true)
+  awk -v g="$gc" -v s="$sc" 'BEGIN{printf "%.4f\n", s/g}' >> "$tmp/cratio"
 done
 read -r gm gq1 gq3 _ _ < <(stats "$tmp/git")
 read -r sm sq1 sq3 _ _ < <(stats "$tmp/shadow.t")
@@ -64,6 +70,8 @@ if [ -n "${REF:-}" ]; then
   printf 'shadow @%s median %.3fs  (IQR %.3f-%.3f)\n' "$REF" "$fm" "$fq1" "$fq3"
 fi
 printf 'ratio shadow/git status: median %.2fx  (IQR %.2f-%.2f, min %.2f, max %.2f) target <= 1.0\n' "$rm" "$rq1" "$rq3" "$rmin" "$rmax"
+read -r rm rq1 rq3 rmin rmax < <(stats "$tmp/cratio")
+printf 'cpu time ratio shadow/git status: median %.2fx  (IQR %.2f-%.2f, min %.2f, max %.2f)\n' "$rm" "$rq1" "$rq3" "$rmin" "$rmax"
 
 echo "== the staleness watch alone (set every watch, stop, no change): go test -bench StaleWatch ./engine"
 SHADOW_BENCH_WS="$ws" go test -run '^$' -bench 'Stale(Watch|Scan)|Fanotify' -benchtime 10x ./engine | grep -E '^Benchmark'

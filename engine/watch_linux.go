@@ -340,6 +340,15 @@ func (w *inotifyWatch) unwatch(wd int, rel string) {
 	}
 }
 
+// unwatchTree forgets the watches on rel and below.
+func (w *inotifyWatch) unwatchTree(rel string) {
+	for r, wd := range w.wds {
+		if r == rel || strings.HasPrefix(r, rel+"/") {
+			w.unwatch(wd, r)
+		}
+	}
+}
+
 // removeTree: the directory rel was removed or renamed away; every file
 // it and its subdirectories held when watched is gone from its path.
 // keep: a watch descriptor to keep (it is being mapped to a new name).
@@ -486,9 +495,13 @@ func (w *inotifyWatch) event(wd int, mask, cookie uint32, name string) {
 			}
 			w.resolveMoves()
 		case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
-			if mask&unix.IN_MOVED_FROM != 0 {
-				w.movedFrom[cookie] = rel
+			if mask&unix.IN_DELETE != 0 {
+				// rmdir(2) takes only an empty directory: each of its
+				// files had its own event.
+				w.unwatchTree(rel)
+				return
 			}
+			w.movedFrom[cookie] = rel
 			w.removeTree(rel, -1)
 		}
 		return
