@@ -28,20 +28,18 @@ func (c *copier) notes(job engine.Job) []string {
 }
 
 // coldCaches names the build caches keyed by the absolute path of the
-// sources, which a copy at another path misses.
+// sources, which a copy at another path misses (measured: `go test` in a
+// copy of a module whose results are cached runs them again).
 func (c *copier) coldCaches(env []string) []string {
 	var out []string
 	has := func(rel string) bool {
 		_, err := os.Lstat(c.dstPath(rel))
 		return err == nil
 	}
-	if has("Cargo.toml") {
-		if has("target") {
-			out = append(out, "cargo's fingerprints in target/ (keyed by the package's path) miss for the workspace's crates")
-		} else {
-			out = append(out, "cargo builds from scratch (no target/)")
-		}
-	}
+	// Not cargo: its fingerprints of the workspace's own crates are
+	// relative to the workspace root and the copy keeps mtimes, so a
+	// copied target/ stays fresh at the new path (bench/copy.sh: an edit's
+	// rebuild 0.7 s with target/ copied, 45 s without).
 	if has("go.mod") || has("go.work") {
 		out = append(out, "Go's build and test caches (keyed by package directory unless -trimpath) miss for the module's packages")
 	}

@@ -563,7 +563,7 @@ func TestColdCachesNamed(t *testing.T) {
 	o, err := sb.Run(context.Background(), job(ws, &out, "true"))
 	must(t, err)
 	w := strings.Join(o.Warnings, "\n")
-	if !strings.Contains(w, "cargo's fingerprints") || !strings.Contains(w, "Go's build and test caches") {
-		t.Errorf("warnings:\n%s", w)
+	if !strings.Contains(w, "Go's build and test caches") || strings.Contains(w, "cargo") {
+		t.Errorf("warnings (Go's caches are keyed by directory, cargo's target/ stays fresh):\n%s", w)
 	}
 }
