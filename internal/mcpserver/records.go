@@ -218,7 +218,7 @@ func (s *Server) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 // showRun is a whole run: its report, or what a run without one recorded.
 func showRun(r *snap.RunInfo) *mcp.CallToolResult {
 	if r.Report != nil {
-		return toolResult(modelReport(r.Report, true), r.Report)
+		return toolResult(modelReport(r.Report, true))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s is %s: no report", r.ID, r.State)

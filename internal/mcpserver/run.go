@@ -181,7 +181,7 @@ func (s *Server) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	return toolResult(modelReport(rep, true), rep), nil
+	return toolResult(modelReport(rep, true)), nil
 }
 
 // progress turns the run's events into MCP progress notifications (one
@@ -227,28 +227,47 @@ func startProgress(ctx context.Context, req *mcp.CallToolRequest, hyps int) prog
 	return progress{sink: sink, finish: func() { close(queue); <-done }}
 }
 
-// modelReport is the text report sized for a model's context: the
-// winner's diff in full, each failing hypothesis's output trimmed to its
-// first error lines and its last lines, with where the full log is.
-func modelReport(rep *engine.Report, footer bool) string {
+// Bounds of a shadow_run (and shadow_show RUN) result, text and
+// structured content alike, so that a run of a dozen chatty candidates
+// stays a few tens of thousands of characters: the full output and diff
+// are one shadow_show away.
+const (
+	maxWinnerDiff = 8 << 10 // the winner's diff
+	maxOtherDiff  = 1 << 10 // every other hypothesis's diff
+	maxLineWidth  = 240     // one line of a trimmed output tail
+)
+
+// modelReport is the report sized for a model's context: each failing
+// hypothesis's output trimmed to its first error lines and its last lines
+// (narrowed to maxLineWidth), with where the full log is; diffs cut past
+// maxWinnerDiff (the winner's) and maxOtherDiff with a pointer to
+// shadow_show. It returns the text and the sized report, which keeps
+// every field of shadow.report/v1 and is the structured content.
+func modelReport(rep *engine.Report, footer bool) (string, *engine.Report) {
 	failing := 0
 	for _, h := range rep.Hypotheses {
 		if h.Status != engine.StatusPassed && h.Status != engine.StatusCancelled {
 			failing++
 		}
 	}
-	budget := 40
+	budget := 40 // lines of output per failing hypothesis
 	switch {
 	case failing > 10:
-		budget = 12
+		budget = 8
 	case failing > 4:
-		budget = 24
+		budget = 16
 	}
 	c := *rep
 	c.Hypotheses = make([]*engine.Result, len(rep.Hypotheses))
 	for i, h := range rep.Hypotheses {
 		hc := *h
-		hc.OutputTail = trimLines(h.OutputTail, budget, rep.Run+"/"+h.Name)
+		ref := rep.Run + "/" + h.Name
+		hc.OutputTail = trimLines(h.OutputTail, budget, ref)
+		limit := maxOtherDiff
+		if rep.Winner != nil && *rep.Winner == h.Name {
+			limit = maxWinnerDiff
+		}
+		hc.Diff = cutDiff(h.Diff, limit, ref)
 		c.Hypotheses[i] = &hc
 	}
 	var b strings.Builder
@@ -256,7 +275,20 @@ func modelReport(rep *engine.Report, footer bool) string {
 	if footer && rep.Run != "" {
 		fmt.Fprintf(&b, "\nRecorded as run %s: shadow_show with ref \"%s/NAME\" gives a hypothesis's diff and full output; a later hypothesis can start from one of these with \"base\": \"%s/NAME\" and send only what changes.\n", rep.Run, rep.Run, rep.Run)
 	}
-	return b.String()
+	return b.String(), &c
+}
+
+// cutDiff keeps the first limit bytes of diff, at a line end, and says
+// how much is left out and where it is whole.
+func cutDiff(diff string, limit int, ref string) string {
+	if len(diff) <= limit {
+		return diff
+	}
+	keep := diff[:limit]
+	if i := strings.LastIndexByte(keep, '\n'); i > 0 {
+		keep = keep[:i+1]
+	}
+	return keep + fmt.Sprintf("[… diff cut here: %d more byte(s); shadow_show %s gives it whole]\n", len(diff)-len(keep), ref)
 }
 
 // trimLines keeps at most budget lines of s: the first quarter (the
@@ -265,18 +297,33 @@ func modelReport(rep *engine.Report, footer bool) string {
 func trimLines(s string, budget int, ref string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) <= budget {
-		return s
+		var b strings.Builder
+		for _, l := range lines {
+			b.WriteString(narrow(l) + "\n")
+		}
+		if s == "" {
+			return ""
+		}
+		return b.String()
 	}
 	head := budget / 4
 	tail := budget - head
 	cut := len(lines) - head - tail
 	var b strings.Builder
 	for _, l := range lines[:head] {
-		b.WriteString(l + "\n")
+		b.WriteString(narrow(l) + "\n")
 	}
 	fmt.Fprintf(&b, "[… %d line(s) trimmed here; the full output is in the log named above, or shadow_show %s]\n", cut, ref)
 	for _, l := range lines[len(lines)-tail:] {
-		b.WriteString(l + "\n")
+		b.WriteString(narrow(l) + "\n")
 	}
 	return b.String()
+}
+
+// narrow cuts a line past maxLineWidth runes.
+func narrow(l string) string {
+	if r := []rune(l); len(r) > maxLineWidth {
+		return string(r[:maxLineWidth]) + "…"
+	}
+	return l
 }

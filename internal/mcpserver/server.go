@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
@@ -61,7 +62,10 @@ func New(cwd, version string, notices io.Writer) *Server {
 			"No hypothesis passing is a normal result, not an error. Include a hypothesis with no edits (a baseline) to see how the unchanged code fares.",
 		InputSchema: mustSchema[mcpRunArgs](map[string][]any{
 			"mode": {"auto", "overlay", "inplace"}, "net": {"host", "isolated"}, "tmp": {"shared", "private"}}),
-		Annotations: &mcp.ToolAnnotations{Title: "shadow run", DestructiveHint: &no, OpenWorldHint: &yes},
+		// The structured content is the report (shadow.report/v1), its
+		// tails and diffs sized as the text's (modelReport).
+		OutputSchema: reportSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "shadow run", DestructiveHint: &no, OpenWorldHint: &yes},
 	}, s.toolRun)
 	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_log",
@@ -139,6 +143,18 @@ func mustSchema[T any](enums map[string][]any) *jsonschema.Schema {
 	return sc
 }
 
+// reportSchema is the schema of shadow.report/v1, inferred from
+// engine.Report. Unlike the input schemas it keeps "null" in the types:
+// a report does carry null (no winner, no test counts).
+func reportSchema() *jsonschema.Schema {
+	sc, err := jsonschema.For[engine.Report](nil)
+	if err != nil {
+		panic(err)
+	}
+	sc.Description = "the ranked report, schema shadow.report/v1"
+	return sc
+}
+
 func portable(sc *jsonschema.Schema) {
 	if sc == nil {
 		return
@@ -168,7 +184,7 @@ func toolError(format string, a ...any) *mcp.CallToolResult {
 }
 
 // toolResult is a text for the model and a JSON document for programs.
-func toolResult(text string, doc any) *mcp.CallToolResult {
+func toolResult[T any](text string, doc T) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: doc}
 }
 

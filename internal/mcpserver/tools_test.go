@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
@@ -84,6 +86,7 @@ func TestEachToolInProcess(t *testing.T) {
 	if run.IsError {
 		t.Fatalf("shadow_run: %s", resultText(run))
 	}
+	checkOutputSchema(t, cs, "shadow_run", run)
 	rep := structuredAs[engine.Report](t, run)
 	if rep.Winner == nil || *rep.Winner != "fix" || rep.Mode != "inplace" || !strings.Contains(resultText(run), "winner: fix") {
 		t.Fatalf("shadow_run: %+v\n%s", rep, resultText(run))
@@ -170,4 +173,98 @@ func TestToolErrorsTheAgentMustFix(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Join(os.Getenv("XDG_STATE_HOME"), "shadow", "workspaces")); len(ents) != 0 {
 		t.Errorf("refused calls recorded runs: %v", ents)
 	}
+}
+
+// Twelve candidates of which eleven fail after printing 3,000 lines each:
+// the whole result (text and structured content) stays under 32,000
+// characters, and still holds the winner and its diff and each failing
+// candidate's own first assertion.
+func TestRunResultIsSizedForAContextWindow(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	if err := os.WriteFile(filepath.Join(ws, "v.txt"), []byte("bad\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `v=$(cat v.txt); if [ "$v" = good ]; then echo ok; exit 0; fi
+echo "AssertionError: expected good, got $v"
+i=0; while [ $i -lt 3000 ]; do echo "noise line $i of a chatty test runner, printed for every case it ran, passing or not"; i=$((i+1)); done
+exit 1`
+	hyps := []any{map[string]any{"name": "fix", "edits": []any{map[string]any{"path": "v.txt", "content": "good\n"}}}}
+	for i := 0; i < 11; i++ {
+		n := fmt.Sprintf("c%02d", i)
+		hyps = append(hyps, map[string]any{"name": n, "edits": []any{map[string]any{"path": "v.txt", "content": "wrong-" + n + "\n"}}})
+	}
+	cs := connect(t, New(ws, "test", nil))
+	res := callTool(t, cs, "shadow_run", map[string]any{"hypotheses": hyps, "command": []string{"sh", "-c", script}, "mode": "inplace"})
+	if res.IsError {
+		t.Fatal(resultText(res))
+	}
+	txt := resultText(res)
+	doc, _ := json.Marshal(res.StructuredContent)
+	total := len(txt) + len(doc)
+	t.Logf("text %d, structured %d characters", len(txt), len(doc))
+	if total > 32000 {
+		t.Errorf("result is %d characters (text %d, structured %d), want under 32,000", total, len(txt), len(doc))
+	}
+	checkOutputSchema(t, cs, "shadow_run", res)
+	rep := structuredAs[engine.Report](t, res)
+	if rep.Winner == nil || *rep.Winner != "fix" || !strings.Contains(txt, "+good") {
+		t.Errorf("winner or its diff missing:\n%s", txt)
+	}
+	for i := 0; i < 11; i++ {
+		if !strings.Contains(txt, fmt.Sprintf("AssertionError: expected good, got wrong-c%02d", i)) {
+			t.Errorf("c%02d's own assertion is not in the text", i)
+		}
+	}
+	for _, h := range rep.Hypotheses {
+		if strings.Count(h.OutputTail, "\n") > 40 || h.Log == "" {
+			t.Errorf("%s: structured tail of %d lines, log %q", h.Name, strings.Count(h.OutputTail, "\n"), h.Log)
+		}
+	}
+}
+
+func TestCutDiff(t *testing.T) {
+	d := strings.Repeat("+a line of a large diff\n", 1000)
+	got := cutDiff(d, 1000, "r/h")
+	if len(got) > 1100 || !strings.Contains(got, "shadow_show r/h gives it whole") || !strings.HasSuffix(strings.SplitN(got, "[…", 2)[0], "\n") {
+		t.Errorf("cut diff: %d bytes\n%s", len(got), got)
+	}
+	if cutDiff("small\n", 1000, "r/h") != "small\n" {
+		t.Error("a small diff was cut")
+	}
+}
+
+// checkOutputSchema validates a result's structured content against the
+// output schema the server lists for the tool, as a client would.
+func checkOutputSchema(t *testing.T, cs *mcp.ClientSession, tool string, res *mcp.CallToolResult) {
+	t.Helper()
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		if tl.Name != tool {
+			continue
+		}
+		if tl.OutputSchema == nil {
+			t.Fatalf("%s lists no output schema", tool)
+		}
+		var sc jsonschema.Schema
+		b, _ := json.Marshal(tl.OutputSchema)
+		if err := json.Unmarshal(b, &sc); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := sc.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s's output schema: %v", tool, err)
+		}
+		var inst any
+		b, _ = json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &inst)
+		if err := rs.Validate(inst); err != nil {
+			t.Errorf("%s's structured content does not match its output schema: %v", tool, err)
+		}
+		return
+	}
+	t.Fatalf("no tool %s", tool)
 }
