@@ -21,24 +21,29 @@ import (
 // decoding goes through engine.DecodeSpec so that a refusal reads exactly
 // as the CLI's (naming the hypothesis and the field).
 type mcpRunArgs struct {
-	Hypotheses []mcpHyp          `json:"hypotheses" jsonschema:"the candidate fixes, each run in its own shadow of the workspace. A hypothesis with no edits, delete or patch is a baseline (the checkout as it is)"`
-	Command    []string          `json:"command" jsonschema:"the test command as an argument vector, run with no shell in the counterpart of cwd inside each shadow, e.g. [\"go\",\"test\",\"./...\"] or [\"sh\",\"-c\",\"make test\"]. Exit status 0 means the hypothesis passed"`
-	Cwd        string            `json:"cwd,omitempty" jsonschema:"absolute directory the command runs in; the workspace is the git top-level holding it, else the directory itself. Default: the server's working directory"`
-	Timeout    string            `json:"timeout,omitempty" jsonschema:"per-hypothesis timeout, a duration such as 90s or 5m (default 10m)"`
-	Jobs       int               `json:"jobs,omitempty" jsonschema:"how many hypotheses run at once (default: the number of CPUs)"`
-	Apply      bool              `json:"apply,omitempty" jsonschema:"write the winner's files into the checkout after the run (refused, changing nothing, if a target changed while the run went on). Default false: the checkout is left as it is"`
-	Mode       string            `json:"mode,omitempty" jsonschema:"sandbox mode: auto (default: overlay where the machine allows it, else copy), overlay, copy (each hypothesis in its own copy of the workspace, in parallel), or inplace (one hypothesis at a time in the checkout, restored after each)"`
-	Baseline   bool              `json:"baseline,omitempty" jsonschema:"add a hypothesis named baseline with no edits, unless there is one"`
-	Env        map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
-	Net        string            `json:"net,omitempty" jsonschema:"network of the command: host (default) or isolated (loopback only)"`
-	Tmp        string            `json:"tmp,omitempty" jsonschema:"/tmp of the command: shared (default) or private (a fresh tmpfs per hypothesis)"`
-	JUnit      string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes (relative to its directory); its test counts win over what the output says"`
+	Hypotheses     []mcpHyp          `json:"hypotheses" jsonschema:"the candidate fixes, each run in its own shadow of the workspace. A hypothesis with no edits, delete or patch is a baseline (the checkout as it is)"`
+	Command        []string          `json:"command" jsonschema:"the test command as an argument vector, run with no shell in the counterpart of cwd inside each shadow, e.g. [\"go\",\"test\",\"./...\"] or [\"sh\",\"-c\",\"make test\"]. Exit status 0 means the hypothesis passed"`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute directory the command runs in; the workspace is the git top-level holding it, else the directory itself. Default: the server's working directory"`
+	Timeout        string            `json:"timeout,omitempty" jsonschema:"per-hypothesis timeout, a duration such as 90s or 5m (default 10m)"`
+	Jobs           int               `json:"jobs,omitempty" jsonschema:"how many hypotheses run at once (default: the number of CPUs)"`
+	Apply          bool              `json:"apply,omitempty" jsonschema:"write the winner's files into the checkout after the run (refused, changing nothing, if a target changed while the run went on). Default false: the checkout is left as it is"`
+	Mode           string            `json:"mode,omitempty" jsonschema:"sandbox mode: auto (default: overlay where the machine allows it, else copy), overlay, copy (each hypothesis in its own copy of the workspace, in parallel), or inplace (one hypothesis at a time in the checkout, restored after each)"`
+	Baseline       bool              `json:"baseline,omitempty" jsonschema:"add a hypothesis named baseline with no edits, unless there is one"`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
+	Net            string            `json:"net,omitempty" jsonschema:"network of the command: host (default) or isolated (loopback only)"`
+	Tmp            string            `json:"tmp,omitempty" jsonschema:"/tmp of the command: shared (default) or private (a fresh tmpfs per hypothesis)"`
+	JUnit          string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes (relative to its directory); its test counts win over what the output says"`
+	Keep           bool              `json:"keep,omitempty" jsonschema:"keep what each command wrote (overlay mode); shadow_show RUN/HYP lists it"`
+	Freeze         bool              `json:"freeze,omitempty" jsonschema:"run every hypothesis on a copy of the source files taken at the start, so edits made meanwhile do not reach the run (overlay mode)"`
+	Confirm        int               `json:"confirm,omitempty" jsonschema:"rerun the baseline and the leading candidate this many more times (at most 3) before naming a winner: a flaky pass cannot win"`
+	TestPaths      []string          `json:"test_paths,omitempty" jsonschema:"globs of the test files: a candidate that changes one cannot win unless allow_test_edits"`
+	AllowTestEdits bool              `json:"allow_test_edits,omitempty" jsonschema:"let a candidate that changes the tests, or runs fewer of them, win"`
 }
 
 type mcpHyp struct {
 	Name   string    `json:"name" jsonschema:"unique name, 1-64 of A-Z a-z 0-9 . _ -"`
 	Base   string    `json:"base,omitempty" jsonschema:"start from a recorded hypothesis instead of the checkout: RUN/HYP, or @last/HYP for the newest run that has HYP"`
-	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files this hypothesis writes, each replaced whole (or created)"`
+	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files this hypothesis writes, each replaced whole (or created): what content leaves out is deleted, so for a small change to a large file send a patch instead"`
 	Delete []string  `json:"delete,omitempty" jsonschema:"workspace-relative paths this hypothesis deletes"`
 	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff (as git diff prints it) applied on top of the base"`
 }
@@ -52,7 +57,7 @@ type mcpEdit struct {
 }
 
 // runOnlyArgs are shadow_run's arguments that are not spec fields.
-var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "baseline": true}
+var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "baseline": true, "keep": true, "freeze": true}
 
 // runRequest is a decoded shadow_run call.
 type runRequest struct {
@@ -61,6 +66,8 @@ type runRequest struct {
 	mode     run.Mode
 	apply    bool
 	baseline bool
+	keep     bool
+	freeze   bool
 }
 
 // parseRunArgs decodes shadow_run's arguments: run-only fields here, the
@@ -94,7 +101,7 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 		}
 		return nil
 	}
-	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline)} {
+	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline), boolean("keep", &r.keep), boolean("freeze", &r.freeze)} {
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +176,7 @@ func (s *Server) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	ctx, release := s.runContext(ctx)
 	defer release()
 	p, err := run.NewPlan(ctx, in.spec, in.cwd, run.Options{
-		Cwd: in.cwd, Mode: in.mode, Apply: in.apply, Baseline: in.baseline,
+		Cwd: in.cwd, Mode: in.mode, Apply: in.apply, Baseline: in.baseline, Keep: in.keep, Freeze: in.freeze,
 		Notices: s.notices, Version: s.version,
 	})
 	if err != nil {

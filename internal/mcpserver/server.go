@@ -39,8 +39,9 @@ type Server struct {
 }
 
 const mcpInstructions = `shadow tests candidate fixes ("hypotheses") in parallel, each in a private overlay shadow of the workspace, and ranks them: the working tree is never touched (unless apply is set and a hypothesis passed).
-Call shadow_run with every candidate at once, inline (edits with content), and the test command as an argument vector. The result says which hypothesis passed (the winner, with its diff) and shows the failing output of the others. A run where none passes is a normal result.
-Runs are recorded: shadow_log lists them, shadow_show RUN/HYP gives a hypothesis's diff and full output.`
+Call shadow_run with every candidate at once and the test command as an argument vector. The result says which hypothesis passed (the winner, with its diff) and shows the failing output of the others. A run where none passes is a normal result.
+Send each candidate as a "patch" (a unified diff, as git diff prints it) when it changes part of a file: it costs fewer tokens, and an edit's "content" replaces the whole file, so whatever it leaves out is deleted. Use "content" for new or small files.
+Runs are recorded: shadow_log lists them, shadow_show RUN/HYP gives a hypothesis's diff and full output. To refine a candidate, start a new one from it with "base": "RUN/HYP" (or "@last/HYP") and send only what changes.`
 
 // New is a server whose calls default to directory cwd; version is
 // shadow's, notices receives what runs say for people (nil: nothing).
@@ -61,7 +62,7 @@ func New(cwd, version string, notices io.Writer) *Server {
 			"Returns the ranked report: the winner (the best hypothesis that passed) with its unified diff in full, and the last lines of each failing hypothesis's output with the path of its full log. " +
 			"No hypothesis passing is a normal result, not an error. Include a hypothesis with no edits (a baseline) to see how the unchanged code fares.",
 		InputSchema: mustSchema[mcpRunArgs](map[string][]any{
-			"mode": {"auto", "overlay", "inplace"}, "net": {"host", "isolated"}, "tmp": {"shared", "private"}}),
+			"mode": {"auto", "overlay", "copy", "inplace"}, "net": {"host", "isolated"}, "tmp": {"shared", "private"}}),
 		// The structured content is the report (shadow.report/v1), its
 		// tails and diffs sized as the text's (modelReport).
 		OutputSchema: reportSchema(),

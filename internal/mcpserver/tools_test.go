@@ -62,6 +62,34 @@ func TestToolsAreListedWithSchemas(t *testing.T) {
 			t.Errorf("tool %s missing: %v", want, got)
 		}
 	}
+	// Every run option is in shadow_run's input schema.
+	for _, tool := range res.Tools {
+		if tool.Name != "shadow_run" {
+			continue
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		for _, f := range []string{"keep", "freeze", "confirm", "apply", "baseline", "mode", "net", "tmp", "timeout", "jobs", "cwd", "test_paths", "allow_test_edits", `"copy"`} {
+			if !strings.Contains(string(b), f) {
+				t.Errorf("shadow_run's input schema lacks %s", f)
+			}
+		}
+	}
+	if init := cs.InitializeResult(); init == nil || !strings.Contains(init.Instructions, `"patch"`) || !strings.Contains(init.Instructions, `"base"`) {
+		t.Errorf("the instructions do not teach patch and base")
+	}
+}
+
+// keep and freeze reach the run: in place they are refused as overlay-only.
+func TestKeepAndFreezeReachThePlan(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	cs := connect(t, New(ws, "test", nil))
+	for _, opt := range []string{"keep", "freeze"} {
+		res := callTool(t, cs, "shadow_run", map[string]any{"hypotheses": []any{map[string]any{"name": "a"}}, "command": []string{"true"}, "mode": "inplace", opt: true})
+		if !res.IsError || !strings.Contains(resultText(res), "--"+opt+" needs overlay mode") {
+			t.Errorf("%s in place: %v %s", opt, res.IsError, resultText(res))
+		}
+	}
 }
 
 // Each tool in process, over the run service and the records: a run in
