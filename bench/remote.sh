@@ -96,6 +96,10 @@ for n in n2 n3; do  # install, first sync
   printf 'first run on %s, command true (binary copied, full sync): %ss\n' "$n" "$(run "$tmp/w.json" --remote "$n" -C "$tmp/co/sleep" "$tmp/sleep.json" -- true)"
 done
 for i in $(seq "$rounds"); do
+  t=$(run "$tmp/w.json" --remote n2 -C "$tmp/co/sleep" "$tmp/sleep.json" -- true)
+  printf 'warm run on n2, 8 hypotheses of true: %ss (on the node: %s ms each)\n' "$t" "$(jq -r '[.hypotheses[].duration_ms] | map(tostring) | join(" ")' "$tmp/w.json")"
+done
+for i in $(seq "$rounds"); do
   one=$(run "$tmp/s1.json" -j 2 --remote n2 -C "$tmp/co/sleep" "$tmp/sleep.json" -- sleep 2)
   two=$(run "$tmp/s2.json" -j 4 --remote n2,n3 -C "$tmp/co/sleep" "$tmp/sleep.json" -- sleep 2)
   printf 'round %s: one node %ss, two nodes %ss (nodes used: %s)\n' "$i" "$one" "$two" "$(jq -r '[.hypotheses[].node] | group_by(.) | map("\(.[0])×\(length)") | join(" ")' "$tmp/s2.json")"
