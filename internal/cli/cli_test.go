@@ -7,8 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/internal/run"
@@ -91,6 +95,8 @@ func TestArgumentRefusals(t *testing.T) {
 	}{
 		{[]string{"spec.json", "pytest", "-q"}, "put the command after --"},
 		{[]string{"spec.json", "pytest"}, "one SPEC expected"},
+		{[]string{"--headless", "--", "pytest", "spec.json"}, `no SPEC before the --: "spec.json" after it`},
+		{[]string{"--", "spec.json", "--", "pytest"}, `no SPEC before the --: "spec.json"`},
 		{[]string{"--json", "--events", "spec.json", "--", "true"}, "--json and --events are exclusive"},
 		{[]string{"--mode", "fast", "spec.json", "--", "true"}, `--mode "fast": want auto, overlay, copy or inplace`},
 		{[]string{"--net", "lan", "spec.json", "--", "true"}, `--net "lan": want host or isolated`},
@@ -251,6 +257,44 @@ func TestProgressWithJSONOnlyOnATerminal(t *testing.T) {
 		}
 		if !strings.HasPrefix(out.String(), "{") {
 			t.Errorf("stdout is not the JSON document: %q", out.String())
+		}
+	}
+}
+
+// Every shadow flag the README names exists in the binary: in a code span
+// that starts with it (`--keep`), or on a line that runs shadow.
+func TestREADMEFlagsExist(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Skip("no README.md beside the module")
+	}
+	known := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { known["--"+f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewRoot(Streams{}, "test"))
+	// Flags of other programs the README mentions (a container runtime's).
+	other := map[string]bool{"--disable-userns": true}
+	span := regexp.MustCompile("`(--[a-z][a-z-]*)")
+	flag := regexp.MustCompile(`(?:^|\s)(--[a-z][a-z-]*)`)
+	for i, line := range strings.Split(string(b), "\n") {
+		var names []string
+		for _, m := range span.FindAllStringSubmatch(line, -1) {
+			names = append(names, m[1])
+		}
+		if strings.Contains(line, "shadow ") && !strings.Contains(line, "claude ") {
+			for _, m := range flag.FindAllStringSubmatch(line, -1) {
+				names = append(names, m[1])
+			}
+		}
+		for _, n := range names {
+			if !known[n] && !other[n] {
+				t.Errorf("README.md:%d names %s, which no shadow command has", i+1, n)
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -47,6 +48,11 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 			// Bare `shadow`: the whole usage, as an answer to "what is this".
 			fmt.Fprint(s.Err, usageText)
 			return exit(run.ExitUsage)
+		}
+		for _, a := range command {
+			if strings.HasSuffix(a, ".json") || a == "-" {
+				return usage("no SPEC before the --: %q after it is read as part of the command; write shadow [flags] %s -- COMMAND...", a, a)
+			}
 		}
 		return usage("no SPEC: give a spec file (or - for stdin) before the --: shadow [flags] SPEC -- COMMAND...")
 	}
