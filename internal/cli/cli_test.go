@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -192,6 +193,21 @@ func TestRunThenLogShowGC(t *testing.T) {
 	}
 	if _, _, err := execCLI("", "show", "-C", ws, "@last/nope"); code(err) != run.ExitUsage {
 		t.Errorf("show of a hypothesis that is not there: %v", err)
+	}
+	// show --patch: a patch git apply takes, against the checkout as it was.
+	patch, _, err := execCLI("", "show", "--patch", "-C", ws, "@last/fix")
+	if err != nil || !strings.Contains(patch, "+good") {
+		t.Errorf("show --patch: %v\n%s", err, patch)
+	}
+	if git, lerr := exec.LookPath("git"); lerr == nil {
+		c := exec.Command(git, "apply", "--check", "-")
+		c.Dir, c.Stdin = ws, strings.NewReader(patch)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Errorf("git apply --check refuses show --patch: %v %s\n%s", err, out, patch)
+		}
+	}
+	if _, _, err := execCLI("", "show", "--patch", "-C", ws, "@last"); code(err) != run.ExitUsage {
+		t.Errorf("show --patch RUN: %v", err)
 	}
 	out, _, err = execCLI("", "apply", "-C", ws, "@last/fix")
 	if b, _ := os.ReadFile(filepath.Join(ws, "v.txt")); err != nil || string(b) != "good\n" || !strings.Contains(out, "applied "+rep.Run+"/fix") {

@@ -19,16 +19,20 @@ import (
 
 func showCommand(s Streams) *cobra.Command {
 	var dir string
-	var asJSON bool
+	var asJSON, asPatch bool
 	c := &cobra.Command{
-		Use:   "show RUN[/HYP] [-C DIR] [--json]",
+		Use:   "show RUN[/HYP] [-C DIR] [--json|--patch]",
 		Short: "one recorded run or hypothesis: result, diff, full output",
 		Long: "shadow show RUN gives a recorded run's report; shadow show RUN/HYP one hypothesis's\n" +
 			"status, files, diff, what the command wrote (with --keep) and full output.\n" +
-			"RUN is a run id, a unique prefix of one, or @last.",
+			"RUN is a run id, a unique prefix of one, or @last. With --patch, RUN/HYP's changes\n" +
+			"as a patch `git apply` accepts (from the verified record, as apply would write them).",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usage("show: want one RUN or RUN/HYP (RUN: a run id, a unique prefix of one, or @last)")
+			}
+			if asPatch && (asJSON || !strings.Contains(args[0], "/")) {
+				return usage("show --patch: want one RUN/HYP, and not --json")
 			}
 			return nil
 		},
@@ -41,6 +45,9 @@ func showCommand(s Streams) *cobra.Command {
 			if err != nil {
 				return refErr(err)
 			}
+			if asPatch {
+				return showPatch(s, store, ws, ri, hyp)
+			}
 			if !strings.Contains(args[0], "/") {
 				return showRunRecord(s.Out, ri, asJSON)
 			}
@@ -49,7 +56,28 @@ func showCommand(s Streams) *cobra.Command {
 	}
 	c.Flags().StringVarP(&dir, "dir", "C", "", "workspace root")
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON on stdout (schema shadow.run/v1 or shadow.hyp/v1)")
+	c.Flags().BoolVar(&asPatch, "patch", false, "RUN/HYP's changes as a patch git apply accepts")
 	return c
+}
+
+// showPatch prints a hypothesis's changes against the originals recorded
+// at its run's start, from the verified records (what `shadow apply`
+// writes), as a patch `git apply` accepts; nothing for a baseline.
+func showPatch(s Streams, store snap.Store, ws string, ri *snap.RunInfo, name string) error {
+	h, _, err := store.LoadHyp(ws, ri.ID, name)
+	if err != nil {
+		return envErr("%s/%s: %v", ri.ID, name, err)
+	}
+	orig, err := store.LoadOriginals(ws, ri.ID)
+	if err != nil {
+		return envErr("%s/%s: %v", ri.ID, name, err)
+	}
+	d := recDiff(h, orig)
+	if d == "" {
+		fmt.Fprintf(s.Err, "shadow: %s/%s changes nothing\n", ri.ID, name)
+	}
+	_, err = io.WriteString(s.Out, d)
+	return err
 }
 
 func showRunRecord(w io.Writer, ri *snap.RunInfo, asJSON bool) error {
