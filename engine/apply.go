@@ -69,12 +69,11 @@ func (e *ConflictError) Error() string {
 	return "not applied: changed in the checkout since the run started: " + strings.Join(e.Paths, ", ") + " (re-run shadow, or apply by hand)"
 }
 
-// ApplyHypothesis writes h's files into the checkout and performs its
-// deletions. Every target is first compared with orig, its state when the
-// run started; if any differs nothing is written. Each file is written to a
-// temporary file beside it and renamed over the target (rename(2) is
-// atomic), so a reader sees the old or the new file, never half of one.
-func ApplyHypothesis(workspace string, h Hypothesis, orig map[string]FileState) ([]string, error) {
+// CheckApply is the check ApplyHypothesis makes before it writes
+// anything (and `shadow apply --dry-run` alone): a *ConflictError naming
+// every target whose state differs from orig, its state when the run
+// started, or nil.
+func CheckApply(workspace string, h Hypothesis, orig map[string]FileState) error {
 	var conflicts []string
 	for _, f := range h.Files {
 		if o, ok := orig[f.Path]; ok && !sameState(o, readState(workspace, f.Path)) {
@@ -88,7 +87,19 @@ func ApplyHypothesis(workspace string, h Hypothesis, orig map[string]FileState) 
 	}
 	if len(conflicts) > 0 {
 		sort.Strings(conflicts)
-		return nil, &ConflictError{Paths: conflicts}
+		return &ConflictError{Paths: conflicts}
+	}
+	return nil
+}
+
+// ApplyHypothesis writes h's files into the checkout and performs its
+// deletions. Every target is first compared with orig, its state when the
+// run started; if any differs nothing is written. Each file is written to a
+// temporary file beside it and renamed over the target (rename(2) is
+// atomic), so a reader sees the old or the new file, never half of one.
+func ApplyHypothesis(workspace string, h Hypothesis, orig map[string]FileState) ([]string, error) {
+	if err := CheckApply(workspace, h, orig); err != nil {
+		return nil, err
 	}
 	applied := []string{}
 	for _, f := range h.Files {

@@ -20,12 +20,14 @@ import (
 // uses too.
 func applyCommand(s Streams) *cobra.Command {
 	var dir string
+	var dryRun bool
 	c := &cobra.Command{
-		Use:   "apply RUN/HYP [-C DIR]",
+		Use:   "apply RUN/HYP [-C DIR] [--dry-run]",
 		Short: "write a recorded hypothesis into the checkout",
 		Long: "shadow apply RUN/HYP writes the hypothesis's files into the checkout, as --apply does:\n" +
 			"only if every target still holds what it held when that run started (else nothing\n" +
-			"is written and the exit code is 1).",
+			"is written and the exit code is 1). --dry-run makes the same check and says what\n" +
+			"would be written, writing nothing.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 || !strings.Contains(args[0], "/") {
 				return usage("apply: want one RUN/HYP, e.g. @last/fix (see `shadow log`)")
@@ -41,10 +43,14 @@ func applyCommand(s Streams) *cobra.Command {
 			if err != nil {
 				return refErr(err)
 			}
+			if dryRun {
+				return dryApply(s, store, ws, run, name)
+			}
 			return applyHyp(s, store, ws, run, name)
 		},
 	}
 	c.Flags().StringVarP(&dir, "dir", "C", "", "workspace root")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "check and say what would be written; write nothing")
 	return c
 }
 
@@ -66,6 +72,39 @@ func applyHyp(s Streams, store snap.Store, ws, runID, name string) error {
 		fmt.Fprintf(s.Out, "%s/%s is already in %s: nothing to do\n", runID, name, ws)
 	default:
 		fmt.Fprintf(s.Out, "applied %s/%s to %s: %s\n", runID, name, ws, strings.Join(a.Files, ", "))
+	}
+	return nil
+}
+
+// dryApply makes apply's checks (the verified record, every target as it
+// was when the run started) and says what apply would write, writing
+// nothing: exit 0 when it would apply, 1 when a target changed.
+func dryApply(s Streams, store snap.Store, ws, runID, name string) error {
+	h, _, err := store.LoadHyp(ws, runID, name)
+	if err != nil {
+		return envErr("%v", err)
+	}
+	switch {
+	case h.IsBaseline():
+		fmt.Fprintf(s.Out, "%s/%s changes nothing: nothing to apply\n", runID, name)
+		return nil
+	case snap.AlreadyApplied(ws, h):
+		fmt.Fprintf(s.Out, "%s/%s is already in %s: nothing to do\n", runID, name, ws)
+		return nil
+	}
+	orig, err := store.LoadOriginals(ws, runID)
+	if err != nil {
+		return envErr("run %s has no record of the checkout at its start: %v", runID, err)
+	}
+	if err := engine.CheckApply(ws, h, orig); err != nil {
+		fmt.Fprintf(s.Err, "shadow: %s/%s %v\n", runID, name, err)
+		return exit(run.ExitNone)
+	}
+	for _, f := range h.Files {
+		fmt.Fprintf(s.Out, "would write %s (%d bytes, %s)\n", f.Path, len(f.Content), f.Mode.Perm())
+	}
+	for _, p := range h.Deletes {
+		fmt.Fprintf(s.Out, "would delete %s\n", p)
 	}
 	return nil
 }

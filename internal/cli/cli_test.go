@@ -209,6 +209,19 @@ func TestRunThenLogShowGC(t *testing.T) {
 	if _, _, err := execCLI("", "show", "--patch", "-C", ws, "@last"); code(err) != run.ExitUsage {
 		t.Errorf("show --patch RUN: %v", err)
 	}
+	out, _, err = execCLI("", "apply", "--dry-run", "-C", ws, "@last/fix")
+	if b, _ := os.ReadFile(filepath.Join(ws, "v.txt")); err != nil || string(b) != "bad\n" || !strings.Contains(out, "would write v.txt") {
+		t.Errorf("apply --dry-run: %v %q\n%s", err, b, out)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "v.txt"), []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errb, err := execCLI("", "apply", "--dry-run", "-C", ws, "@last/fix"); code(err) != run.ExitNone || !strings.Contains(errb, "v.txt") {
+		t.Errorf("apply --dry-run over a changed target: exit %d %s", code(err), errb)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "v.txt"), []byte("bad\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, _, err = execCLI("", "apply", "-C", ws, "@last/fix")
 	if b, _ := os.ReadFile(filepath.Join(ws, "v.txt")); err != nil || string(b) != "good\n" || !strings.Contains(out, "applied "+rep.Run+"/fix") {
 		t.Errorf("apply: %v %q\n%s", err, b, out)

@@ -23,7 +23,7 @@ usage:
   shadow watch [-C DIR]                     TUI following the runs other shadow processes make here
   shadow log [-C DIR] [-n N] [--json]       the recorded runs of this workspace
   shadow show RUN[/HYP] [-C DIR] [--json|--patch]  one recorded run or hypothesis: result, diff, output
-  shadow apply RUN/HYP [-C DIR]             write a recorded hypothesis into the checkout
+  shadow apply RUN/HYP [-C DIR] [--dry-run] write a recorded hypothesis into the checkout
   shadow demo [--headless|--json|--events]  built-in example, run end to end
   shadow probe [--json]                     which sandbox mode this machine gives, and why
   shadow gc                                 restore interrupted in-place runs, remove leftovers, prune records
