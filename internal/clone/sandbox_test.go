@@ -567,3 +567,21 @@ func TestColdCachesNamed(t *testing.T) {
 		t.Errorf("warnings (Go's caches are keyed by directory, cargo's target/ stays fresh):\n%s", w)
 	}
 }
+
+// TestKeepMovesWhatTheCommandWrote: --keep leaves the command's own
+// writes (not the workspace's other files) in the keep dir.
+func TestKeepMovesWhatTheCommandWrote(t *testing.T) {
+	ws, _ := fixture(t)
+	sb := New(filepath.Join(t.TempDir(), "copies"), Options{})
+	var out syncBuf
+	j := job(ws, &out, "mkdir -p build && echo obj > build/x.o && echo y > src/calc.py")
+	j.KeepDir = filepath.Join(t.TempDir(), "keep")
+	_, err := sb.Run(context.Background(), j)
+	must(t, err)
+	if b, err := os.ReadFile(filepath.Join(j.KeepDir, "build", "x.o")); err != nil || string(b) != "obj\n" {
+		t.Errorf("build/x.o kept: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(j.KeepDir, "run.sh")); err == nil {
+		t.Error("a file the command did not write was kept")
+	}
+}
