@@ -85,6 +85,10 @@ func TestE2ERunners(t *testing.T) {
 	jsFixture, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
 	for _, rc := range runnerCases() {
 		t.Run(rc.name, func(t *testing.T) {
+			// Each runner has its own checkout and state dir; a runner
+			// mostly waits on its tools' start-up (python, node, meson),
+			// so the cases overlap.
+			t.Parallel()
 			for _, n := range rc.needs {
 				if _, err := exec.LookPath(n); err != nil {
 					t.Skipf("%s not installed (.ci/run installs it)", n)

@@ -38,6 +38,11 @@ func TestE2EInplaceKill9WhileDeletingADirectory(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// Each case has its own checkout and state dir, and most of its
+			// time goes to creating and removing the 3000 files: the cases
+			// overlap. The random kills stay random (the delays are not
+			// meant to land on a given step).
+			t.Parallel()
 			e := newInplaceEnv(t)
 			e.bigDir("vendor", 3000)
 			e.bigDir("gen", 50)
