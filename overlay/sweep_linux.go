@@ -105,7 +105,7 @@ func (l *liveSet) mountinfo(file string, add func(string)) {
 		if len(f) < 5 {
 			continue
 		}
-		add(unescapeMount(f[4]))
+		add(unescapeMountinfo(f[4]))
 		for i, x := range f {
 			if x == "-" && i+3 < len(f) {
 				for _, opt := range strings.Split(f[i+3], ",") {
@@ -114,32 +114,13 @@ func (l *liveSet) mountinfo(file string, add func(string)) {
 						continue
 					}
 					for _, d := range strings.Split(v, ":") {
-						add(unescapeMount(d))
+						add(unescapeMountinfo(d))
 					}
 				}
 				break
 			}
 		}
 	}
-}
-
-// unescapeMount decodes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // sandboxInUse says why dir must stay, or "".

@@ -29,15 +29,3 @@ func connect(t *testing.T, s *Server) *mcp.ClientSession {
 	})
 	return cs
 }
-
-// idle reports whether every call in flight has returned within limit.
-func (s *Server) idle(limit time.Duration) bool {
-	done := make(chan struct{})
-	go func() { s.running.Wait(); close(done) }()
-	select {
-	case <-done:
-		return true
-	case <-time.After(limit):
-		return false
-	}
-}

@@ -104,6 +104,11 @@ func (s *Server) Stop() { s.stop() }
 // sandboxes to be cleaned up.
 func (s *Server) Shutdown(limit time.Duration) bool {
 	s.stop()
+	return s.idle(limit)
+}
+
+// idle reports whether every call in flight has returned within limit.
+func (s *Server) idle(limit time.Duration) bool {
 	done := make(chan struct{})
 	go func() { s.running.Wait(); close(done) }()
 	select {
