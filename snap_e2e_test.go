@@ -228,6 +228,9 @@ func (e *env) runEditing(editFn func(), args ...string) (*engine.Report, int) {
 			// starting hypotheses: edit once that scan is surely done.
 			time.Sleep(time.Second)
 			editFn()
+			if err := os.WriteFile(e.editedMarker(), nil, 0o644); err != nil {
+				e.t.Fatal(err)
+			}
 			edited = true
 		}
 		last = ev
@@ -242,6 +245,16 @@ func (e *env) runEditing(editFn func(), args ...string) (*engine.Report, int) {
 	return last.Report, code
 }
 
+// editedMarker is the file runEditing creates once the edit is made,
+// outside the workspace; waitEdited is a shell snippet that waits for it
+// (at most 10 s), so a command reads the sources after the edit without a
+// fixed sleep.
+func (e *env) editedMarker() string { return filepath.Join(e.dir, "edited") }
+
+func (e *env) waitEdited() string {
+	return "i=0; while [ ! -e " + e.editedMarker() + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
+}
+
 func TestSnapStaleWithConcurrentEdit(t *testing.T) {
 	e := newEnv(t)
 	e.write("v.txt", "good\n", 0o644)
@@ -251,7 +264,7 @@ func TestSnapStaleWithConcurrentEdit(t *testing.T) {
 		e.write("v.txt", "edited\n", 0o644)
 		later := time.Now().Add(time.Minute)
 		os.Chtimes(filepath.Join(e.ws, "same.txt"), later, later) // touched, same bytes
-	}, "-C", e.ws, spec, "--", "sh", "-c", "sleep 2.5; cat v.txt")
+	}, "-C", e.ws, spec, "--", "sh", "-c", e.waitEdited()+"cat v.txt")
 	if code != 0 || !rep.Stale || strings.Join(rep.StalePaths, ",") != "v.txt" {
 		t.Fatalf("exit %d stale %v paths %v", code, rep.Stale, rep.StalePaths)
 	}
@@ -274,7 +287,7 @@ func TestSnapFreezeUnaffectedByEdit(t *testing.T) {
 		map[string]any{"name": "baseline"},
 		map[string]any{"name": "other", "edits": []any{edit("src/lib.txt", "lib2\n")}},
 	}})
-	script := `sleep 2.5; date -r v.txt +MTIME=%s.%N; cat src/lib.txt; test -e src/new.txt && echo NEW; ` + checkScript
+	script := e.waitEdited() + `date -r v.txt +MTIME=%s.%N; cat src/lib.txt; test -e src/new.txt && echo NEW; ` + checkScript
 	rep, code := e.runEditing(func() {
 		e.write("v.txt", "bad\n", 0o644)
 		e.write("src/lib.txt", "changed\n", 0o644)
