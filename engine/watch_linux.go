@@ -376,8 +376,8 @@ func (w *inotifyWatch) removeTree(rel string, keep int) {
 
 // resolveMoves: a directory renamed within the checkout took its files
 // along, and its new place was listed whole (as new), so the files it
-// held at the old place are known even where the old place was a leaf
-// never read.
+// held at the old place are named even where the old place was a leaf
+// never read (which is reported too: the listing comes after the rename).
 func (w *inotifyWatch) resolveMoves() {
 	for _, m := range w.moves {
 		from, to := m[0], m[1]
@@ -390,11 +390,9 @@ func (w *inotifyWatch) resolveMoves() {
 		for _, p := range moved {
 			w.log.add(from+strings.TrimPrefix(p, to), chRemove)
 		}
-		for g := range w.gone {
-			if g == from || strings.HasPrefix(g, from+"/") {
-				delete(w.gone, g)
-			}
-		}
+		// The gone leaves under from stay reported as themselves: a file
+		// removed from the new place before it was listed is named by
+		// no one else.
 	}
 	w.moves = w.moves[:0]
 }
