@@ -11,7 +11,8 @@
 #      an edit's rebuild with target/ copied against --copy-skip target.
 # usage: bench/copy.sh [ROUNDS]   (default 3; medians)
 #   BENCH_WS="small node 100k" and BENCH_FS="plain ext4 xfs btrfs" pick a
-#   subset (plain: where $TMPDIR is; the others: loop-mounted images).
+#   subset (plain: where $TMPDIR is; the others: loop-mounted images);
+#   BENCH_ONLY_COPY=1 stops after the copy costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -107,7 +108,7 @@ for kind in ext4 xfs btrfs; do
   truncate -s 3G "$img"
   case $kind in
     xfs) "$mkfs" -q -m reflink=1 "$img" ;;
-    ext4) "$mkfs" -q -F "$img" ;;
+    ext4) "$mkfs" -q -F -N 1000000 "$img" ;; # 100k files, their git objects and a copy
     *) "$mkfs" -q "$img" >/dev/null ;;
   esac
   mkdir -p "$mnt"
@@ -119,6 +120,8 @@ for kind in ext4 xfs btrfs; do
   label="$kind loop (reflink)"; [ "$kind" = ext4 ] && label="ext4 loop (plain)"
   copy_cost "$mnt" "$label"
 done
+
+[ -n "${BENCH_ONLY_COPY:-}" ] && exit 0
 
 echo "== 2. 4 hypotheses, pytest with one 1 s test: copy mode against in-place"
 py="$tmp/py"
