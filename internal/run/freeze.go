@@ -19,6 +19,17 @@ type frozenSandbox struct {
 // mode's CopyCounter).
 func (s frozenSandbox) Unwrap() engine.Sandbox { return s.Sandbox }
 
+// HoldRun passes the wrapped sandbox's workspace hold through: a frozen run
+// still reads the live checkout below its frozen layer (ignored files, build
+// caches), so it must take the same shared workspace lock that keeps an
+// in-place run of another shadow process from writing the checkout meanwhile.
+func (s frozenSandbox) HoldRun(ctx context.Context) (release func()) {
+	if h, ok := s.Sandbox.(engine.RunHolder); ok {
+		return h.HoldRun(ctx)
+	}
+	return func() {}
+}
+
 func (s frozenSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	job.Lowers = append([]string{s.dir}, job.Lowers...)
 	return s.Sandbox.Run(ctx, job)
