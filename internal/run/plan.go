@@ -147,9 +147,10 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		TestPaths: spec.TestPaths, AllowTestEdits: o.AllowTestEdits || spec.AllowTestEdits, Confirm: confirm,
 		NewParser:  func(cmd []string) engine.TestParser { return parse.NewStream(cmd) },
 		ParseJUnit: parse.ParseJUnit,
-		// The state dir may lie inside the checkout (a workspace at $HOME):
-		// its records change during every run and are not sources.
-		ScanExclude: []string{root},
+		// The state dir may lie inside the checkout (a workspace at $HOME),
+		// and so may $TMPDIR/shadow-UID (a workspace at /tmp): their records,
+		// logs and copies change during every run and are not sources.
+		ScanExclude: ShadowDirs(store),
 	}
 	nodes, err := remoteNodes(&o, spec)
 	if err != nil {
