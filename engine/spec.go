@@ -326,7 +326,7 @@ func checkShape(data []byte) error {
 		return w.locate(data, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return &SpecError{Msg: fmt.Sprintf("trailing data after the spec at offset %d", dec.InputOffset())}
+		return &SpecError{Msg: "trailing data after the spec at " + position(data, dec.InputOffset())}
 	}
 	return nil
 }
@@ -344,7 +344,7 @@ func (w shapeWalker) walk(t reflect.Type, path string) error {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return &SpecError{Msg: fmt.Sprintf("invalid JSON near offset %d: %v", w.dec.InputOffset(), err)}
+		return &syntaxErr{offset: w.dec.InputOffset(), err: err}
 	}
 	if tok == nil {
 		return nil // null leaves the zero value, as encoding/json does
@@ -439,6 +439,11 @@ func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
 // path is inside one whose name can be read.
 func (w shapeWalker) locate(data []byte, err error) error {
 	var se *shapeErr
+	var syn *syntaxErr
+	var js *json.SyntaxError
+	if errors.As(err, &syn) || errors.As(err, &js) {
+		return syntaxAt(data, err)
+	}
 	if !errors.As(err, &se) {
 		var specErr *SpecError
 		if errors.As(err, &specErr) {
