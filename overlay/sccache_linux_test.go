@@ -52,7 +52,12 @@ func TestOverlaySccacheServerIsNotSharedBetweenHypotheses(t *testing.T) {
 	// first keeps its server alive until the second has compiled.
 	meet := t.TempDir()
 	env := []string{"PATH=" + bin, "HOME=" + t.TempDir(), "SCCACHE_DIR=" + t.TempDir(), "SCCACHE_IDLE_TIMEOUT=60"}
-	compile := sccache + " " + gcc + " -c main.c -o main.o"
+	// sccache 0.4's client gives up on a server that takes over 10 s to
+	// start (a loaded CI machine); the retry then finds it up. A retry only
+	// follows a failed compile, so it cannot hide the bug: a compile routed
+	// to another hypothesis's server succeeds, in the wrong shadow.
+	one := sccache + " " + gcc + " -c main.c -o main.o"
+	compile := "{ " + one + " || { /bin/sleep 2; " + one + "; }; }"
 	wait := func(f string) string {
 		return "i=0; while [ ! -e " + meet + "/" + f + " ] && [ $i -lt 600 ]; do /bin/sleep 0.1; i=$((i+1)); done; "
 	}

@@ -15,7 +15,9 @@ import (
 // only when every sandbox is cleaned up.
 type RunFunc func(ctx context.Context, sink func(engine.Event)) (*engine.Report, error)
 
-// Live shows a run made by this process full screen on the terminal. run
+// Live shows a run made by this process full screen on the terminal. ctx
+// must end on SIGINT and SIGTERM (signal.NotifyContext): Live leaves
+// signals to it. run
 // is started in a goroutine; its events reach the screen through
 // program.Send. Quitting during the run (after the user confirms)
 // cancels it; Live always waits for run to return before it returns, so
@@ -27,7 +29,14 @@ func Live(ctx context.Context, opts Options, run RunFunc) (*engine.Report, error
 	opts.Cancel = cancel
 	opts = withTerminal(opts)
 	m := New(opts)
-	prog := tea.NewProgram(m, programOptions(opts)...)
+	// bubbletea's own signal handler is off: ctx already ends on SIGINT and
+	// SIGTERM (the caller's signal.NotifyContext), and the goroutine below
+	// quits the program then. With both on, one SIGINT reached both; when
+	// our Quit won, the event loop was gone before bubbletea's handler sent
+	// its InterruptMsg on the unbuffered message channel (v1.3.10 sends
+	// without a select), so that send blocked forever and Program.Run's
+	// shutdown waited on it forever: a frozen screen after Ctrl-C.
+	prog := tea.NewProgram(m, append(programOptions(opts), tea.WithoutSignalHandler())...)
 	defer alternateScroll()()
 	type result struct {
 		rep *engine.Report
