@@ -17,7 +17,7 @@ const diffContext = 3
 // or deleted (new absent) files, `\ No newline at end of file` markers where
 // needed, and the count of inserted+deleted lines. Identical content gives ""
 // and 0. The output is valid input for `git apply`, `patch -p1` and
-// ApplyPatch.
+// patch.Apply (internal/patch).
 func UnifiedDiff(path string, old []byte, oldExists bool, new []byte, newExists bool) (diff string, changed int) {
 	if !oldExists && !newExists {
 		return "", 0
@@ -206,4 +206,19 @@ func hunkRange(start, count int) string {
 		return strconv.Itoa(start)
 	}
 	return fmt.Sprintf("%d,%d", start, count)
+}
+
+// splitLines splits s into lines that keep their "\n"; the last one may lack it.
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
 }

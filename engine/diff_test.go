@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shadow-dev/shadow/internal/patch"
 )
 
 func TestDiffGoldens(t *testing.T) {
@@ -81,17 +83,17 @@ func TestDiffGoldens(t *testing.T) {
 	}
 }
 
-// checkRoundTrip applies diff with ApplyPatch and compares with new.
+// checkRoundTrip applies diff with patch.Apply and compares with new.
 func checkRoundTrip(t *testing.T, path, old string, oldOK bool, new string, newOK bool, diff string) {
 	t.Helper()
-	changes, err := ApplyPatch(diff, func(p string) ([]byte, bool, error) {
+	changes, err := patch.Apply(diff, func(p string) ([]byte, bool, error) {
 		if p != path {
 			return nil, false, fmt.Errorf("unexpected path %q", p)
 		}
 		return []byte(old), oldOK, nil
 	})
 	if err != nil {
-		t.Fatalf("ApplyPatch: %v\n%s", err, diff)
+		t.Fatalf("patch.Apply: %v\n%s", err, diff)
 	}
 	if len(changes) != 1 {
 		t.Fatalf("changes = %+v", changes)
@@ -141,7 +143,7 @@ func gitApplyCheck(t *testing.T, path, old string, oldOK bool, new string, newOK
 }
 
 // TestDiffRoundTrip is the property: for random edits of random line files,
-// ApplyPatch(UnifiedDiff(old, new)) == new, and changed counts the +/- lines.
+// patch.Apply(UnifiedDiff(old, new)) == new, and changed counts the +/- lines.
 func TestDiffRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	vocab := []string{"a\n", "b\n", "c\n", "}\n", "\n", "x\r\n", "return 1\n"}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/shadow-dev/shadow/internal/patch"
 )
 
 // BaseResolver returns the files and deletes of a recorded hypothesis named
@@ -63,10 +65,10 @@ func (v *view) apply(h *SpecHyp, specDir string) error {
 
 	// The patch reads the base view, so apply it before the edits land;
 	// overlapping proposals are refused below anyway.
-	var changes []PatchChange
+	var changes []patch.Change
 	if h.Patch != "" {
 		var err error
-		if changes, err = ApplyPatch(h.Patch, v.read); err != nil {
+		if changes, err = patch.Apply(h.Patch, v.read); err != nil {
 			return v.fail("patch", "%v", err)
 		}
 		// A rename or copy keeps its source's mode; read it before the
@@ -188,7 +190,7 @@ func (v *view) loadBase(ref string, bases BaseResolver) error {
 // checkOverlaps refuses a path proposed twice by one hypothesis (across
 // edits, delete and patch targets) or inside another proposed path: the
 // result would depend on the order of writes and deletes.
-func checkOverlaps(h *SpecHyp, changes []PatchChange, v *view) error {
+func checkOverlaps(h *SpecHyp, changes []patch.Change, v *view) error {
 	owner := map[string]string{} // path -> field that proposed it
 	type prop struct{ path, field string }
 	var props []prop

@@ -171,7 +171,7 @@ func (v *view) remove(field, p string) error {
 	return nil
 }
 
-// read serves ApplyPatch: the base's version of a file where it has one,
+// read serves patch.Apply: the base's version of a file where it has one,
 // else the checkout's.
 func (v *view) read(p string) ([]byte, bool, error) {
 	if msg := checkPath(p); msg != "" {

@@ -1,4 +1,4 @@
-package engine
+package patch
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// fakeFS serves ApplyPatch's reads from a map.
+// fakeFS serves Apply's reads from a map.
 func fakeFS(files map[string]string) func(string) ([]byte, bool, error) {
 	return func(p string) ([]byte, bool, error) {
 		c, ok := files[p]
@@ -37,134 +37,134 @@ func TestPatchApply(t *testing.T) {
 		name  string
 		files map[string]string
 		patch string
-		want  []PatchChange
+		want  []Change
 	}{
 		{
 			name:  "git diff",
 			files: map[string]string{"calc.py": calc},
 			patch: "diff --git a/calc.py b/calc.py\nindex 1111111..2222222 100644\n--- a/calc.py\n+++ b/calc.py\n@@ -1,3 +1,3 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n",
-			want:  []PatchChange{{Path: "calc.py", Content: []byte(strings.Replace(calc, "a - b", "a + b", 1))}},
+			want:  []Change{{Path: "calc.py", Content: []byte(strings.Replace(calc, "a - b", "a + b", 1))}},
 		},
 		{
 			name:  "no prefixes, diff -u timestamps, leading junk",
 			files: map[string]string{"src/calc.py": calc},
 			patch: "Fix add.\n\n--- src/calc.py\t2024-01-01 00:00:00.000000000 +0000\n+++ src/calc.py\t2024-01-02 00:00:00.000000000 +0000\n@@ -2 +2 @@\n-    return a - b\n+    return a + b\n",
-			want:  []PatchChange{{Path: "src/calc.py", Content: []byte(strings.Replace(calc, "a - b", "a + b", 1))}},
+			want:  []Change{{Path: "src/calc.py", Content: []byte(strings.Replace(calc, "a - b", "a + b", 1))}},
 		},
 		{
 			name:  "offset: stated line is wrong",
 			files: map[string]string{"f": numbered(30)},
 			patch: "--- a/f\n+++ b/f\n@@ -5,3 +5,3 @@\n line 19\n-line 20\n+LINE 20\n line 21\n",
-			want:  []PatchChange{{Path: "f", Content: []byte(strings.Replace(numbered(30), "line 20\n", "LINE 20\n", 1))}},
+			want:  []Change{{Path: "f", Content: []byte(strings.Replace(numbered(30), "line 20\n", "LINE 20\n", 1))}},
 		},
 		{
 			name:  "multiple hunks, second shifted by the first",
 			files: map[string]string{"f": numbered(30)},
 			patch: "--- a/f\n+++ b/f\n@@ -2,3 +2,4 @@\n line 2\n+inserted\n line 3\n line 4\n@@ -20,3 +21,2 @@\n line 20\n-line 21\n line 22\n",
-			want: []PatchChange{{Path: "f", Content: []byte(strings.Replace(strings.Replace(numbered(30),
+			want: []Change{{Path: "f", Content: []byte(strings.Replace(strings.Replace(numbered(30),
 				"line 2\n", "line 2\ninserted\n", 1), "line 21\n", "", 1))}},
 		},
 		{
 			name:  "create and delete, multiple files",
 			files: map[string]string{"old.txt": "a\nb\n"},
 			patch: "diff --git a/new.txt b/new.txt\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+x\n+y\ndiff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n",
-			want:  []PatchChange{{Path: "new.txt", Content: []byte("x\ny\n"), Mode: 0o755}, {Path: "old.txt", Deleted: true}},
+			want:  []Change{{Path: "new.txt", Content: []byte("x\ny\n"), Mode: 0o755}, {Path: "old.txt", Deleted: true}},
 		},
 		{
 			name:  "empty files created and deleted (git header only)",
 			files: map[string]string{"gone": ""},
 			patch: "diff --git a/empty b/empty\nnew file mode 100644\nindex 0000000..e69de29\ndiff --git a/gone b/gone\ndeleted file mode 100644\nindex e69de29..0000000\n",
-			want:  []PatchChange{{Path: "empty", Content: []byte{}, Mode: 0o644}, {Path: "gone", Deleted: true}},
+			want:  []Change{{Path: "empty", Content: []byte{}, Mode: 0o644}, {Path: "gone", Deleted: true}},
 		},
 		{
 			name:  "diff -N: new file under its own name",
 			patch: "diff -ruN a/n.txt b/n.txt\n--- a/n.txt\t1970-01-01 00:00:00.000000000 +0000\n+++ b/n.txt\t2024-01-01 00:00:00.000000000 +0000\n@@ -0,0 +1 @@\n+n\n",
-			want:  []PatchChange{{Path: "n.txt", Content: []byte("n\n")}},
+			want:  []Change{{Path: "n.txt", Content: []byte("n\n")}},
 		},
 		{
 			name:  "mode change only",
 			files: map[string]string{"run.sh": "echo\n"},
 			patch: "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
-			want:  []PatchChange{{Path: "run.sh", Content: []byte("echo\n"), Mode: 0o755}},
+			want:  []Change{{Path: "run.sh", Content: []byte("echo\n"), Mode: 0o755}},
 		},
 		{
 			name:  "no newline at end of file",
 			files: map[string]string{"f": "a\nb"},
 			patch: "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n",
-			want:  []PatchChange{{Path: "f", Content: []byte("a\nc\n")}},
+			want:  []Change{{Path: "f", Content: []byte("a\nc\n")}},
 		},
 		{
 			name:  "crlf content preserved",
 			files: map[string]string{"w.txt": "a\r\nb\r\nc\r\n"},
 			patch: "--- a/w.txt\n+++ b/w.txt\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n",
-			want:  []PatchChange{{Path: "w.txt", Content: []byte("a\r\nB\r\nc\r\n")}},
+			want:  []Change{{Path: "w.txt", Content: []byte("a\r\nB\r\nc\r\n")}},
 		},
 		{
 			name:  "blank context line without its space",
 			files: map[string]string{"f": "a\n\nb\n"},
 			patch: "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n",
-			want:  []PatchChange{{Path: "f", Content: []byte("a\n\nc\n")}},
+			want:  []Change{{Path: "f", Content: []byte("a\n\nc\n")}},
 		},
 		{
 			name:  "quoted name",
 			files: map[string]string{"tab\there": "a\n"},
 			patch: "diff --git \"a/tab\\there\" \"b/tab\\there\"\n--- \"a/tab\\there\"\n+++ \"b/tab\\there\"\n@@ -1 +1 @@\n-a\n+b\n",
-			want:  []PatchChange{{Path: "tab\there", Content: []byte("b\n")}},
+			want:  []Change{{Path: "tab\there", Content: []byte("b\n")}},
 		},
 		{
 			name:  "pure rename",
 			files: map[string]string{"a.txt": "x\n"},
 			patch: "diff --git a/a.txt b/sub/b.txt\nsimilarity index 100%\nrename from a.txt\nrename to sub/b.txt\n",
-			want:  []PatchChange{{Path: "sub/b.txt", Content: []byte("x\n"), From: "a.txt"}, {Path: "a.txt", Deleted: true}},
+			want:  []Change{{Path: "sub/b.txt", Content: []byte("x\n"), From: "a.txt"}, {Path: "a.txt", Deleted: true}},
 		},
 		{
 			name:  "rename with hunks and a mode change",
 			files: map[string]string{"run.sh": numbered(10)},
 			patch: "diff --git a/run.sh b/bin/run\nold mode 100644\nnew mode 100755\nsimilarity index 90%\nrename from run.sh\nrename to bin/run\nindex 1111111..2222222\n--- a/run.sh\n+++ b/bin/run\n@@ -4,3 +4,3 @@\n line 4\n-line 5\n+LINE 5\n line 6\n",
-			want: []PatchChange{{Path: "bin/run", Content: []byte(strings.Replace(numbered(10), "line 5\n", "LINE 5\n", 1)), Mode: 0o755, From: "run.sh"},
+			want: []Change{{Path: "bin/run", Content: []byte(strings.Replace(numbered(10), "line 5\n", "LINE 5\n", 1)), Mode: 0o755, From: "run.sh"},
 				{Path: "run.sh", Deleted: true}},
 		},
 		{
 			name:  "copy reads the source as before the patch, whatever the order",
 			files: map[string]string{"a": numbered(5)},
 			patch: "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -2 +2 @@\n-line 2\n+two\ndiff --git a/a b/c\nsimilarity index 90%\ncopy from a\ncopy to c\n--- a/a\n+++ b/c\n@@ -1,3 +1,3 @@\n line 1\n-line 2\n+TWO\n line 3\n",
-			want: []PatchChange{{Path: "a", Content: []byte(strings.Replace(numbered(5), "line 2\n", "two\n", 1))},
+			want: []Change{{Path: "a", Content: []byte(strings.Replace(numbered(5), "line 2\n", "two\n", 1))},
 				{Path: "c", Content: []byte(strings.Replace(numbered(5), "line 2\n", "TWO\n", 1)), From: "a"}},
 		},
 		{
 			name:  "quoted rename",
 			files: map[string]string{"t\tab": "x\n"},
 			patch: "diff --git \"a/t\\tab\" \"b/na\\303\\257ve n\"\nsimilarity index 100%\nrename from \"t\\tab\"\nrename to \"na\\303\\257ve n\"\n",
-			want:  []PatchChange{{Path: "naïve n", Content: []byte("x\n"), From: "t\tab"}, {Path: "t\tab", Deleted: true}},
+			want:  []Change{{Path: "naïve n", Content: []byte("x\n"), From: "t\tab"}, {Path: "t\tab", Deleted: true}},
 		},
 		{
 			name:  "swap by two renames",
 			files: map[string]string{"a": "A\n", "b": "B\n"},
 			patch: "diff --git a/a b/b\nsimilarity index 100%\nrename from a\nrename to b\ndiff --git a/b b/a\nsimilarity index 100%\nrename from b\nrename to a\n",
-			want:  []PatchChange{{Path: "b", Content: []byte("A\n"), From: "a"}, {Path: "a", Content: []byte("B\n"), From: "b"}},
+			want:  []Change{{Path: "b", Content: []byte("A\n"), From: "a"}, {Path: "a", Content: []byte("B\n"), From: "b"}},
 		},
 		{
 			name:  "new file under the renamed name",
 			files: map[string]string{"a": "A\n"},
 			patch: "diff --git a/a b/a\nnew file mode 100644\n--- /dev/null\n+++ b/a\n@@ -0,0 +1 @@\n+new\ndiff --git a/a b/z\nsimilarity index 100%\nrename from a\nrename to z\n",
-			want:  []PatchChange{{Path: "a", Content: []byte("new\n"), Mode: 0o644}, {Path: "z", Content: []byte("A\n"), From: "a"}},
+			want:  []Change{{Path: "a", Content: []byte("new\n"), Mode: 0o644}, {Path: "z", Content: []byte("A\n"), From: "a"}},
 		},
 		{
 			name:  "concatenated diffs rename a created file on",
 			files: map[string]string{"a": "A\n"},
 			patch: "diff --git a/a b/b\nsimilarity index 100%\nrename from a\nrename to b\ndiff --git a/b b/c\nsimilarity index 100%\nrename from b\nrename to c\n",
-			want:  []PatchChange{{Path: "b", Deleted: true}, {Path: "c", Content: []byte("A\n"), From: "b"}, {Path: "a", Deleted: true}},
+			want:  []Change{{Path: "b", Deleted: true}, {Path: "c", Content: []byte("A\n"), From: "b"}, {Path: "a", Deleted: true}},
 		},
 		{
 			name:  "same file twice applies in sequence",
 			files: map[string]string{"f": "a\n"},
 			patch: "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-b\n+c\n",
-			want:  []PatchChange{{Path: "f", Content: []byte("c\n")}},
+			want:  []Change{{Path: "f", Content: []byte("c\n")}},
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ApplyPatch(c.patch, fakeFS(c.files))
+			got, err := Apply(c.patch, fakeFS(c.files))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,9 +191,9 @@ func TestPatchRefused(t *testing.T) {
 		{"missing file", nil, "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n", "patch changes f, but it does not exist"},
 		{"create over existing", map[string]string{"f": "a\n"}, "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+b\n", "patch creates f, but it already exists"},
 		{"delete leaves lines", map[string]string{"f": "a\nb\n"}, "--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n", "f is deleted but 1 line(s) would remain"},
-		{"truncated hunk", map[string]string{"f": "a\nb\n"}, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n", "f hunk 1: patch ends inside the hunk"},
-		{"bad counts", map[string]string{"f": "a\nb\n"}, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\nb\n", "unexpected line \"b\""},
-		{"bad hunk header", map[string]string{"f": "a\n"}, "--- a/f\n+++ b/f\n@@ -x +1 @@\n", "bad hunk header"},
+		{"truncated hunk", map[string]string{"f": "a\nb\n"}, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n", `patch line 3 "@@ -1,2 +1,2 @@": fragment header miscounts lines`},
+		{"bad counts", map[string]string{"f": "a\nb\n"}, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\nb\n", `patch line 5 "b": invalid line operation`},
+		{"bad hunk header", map[string]string{"f": "a\n"}, "--- a/f\n+++ b/f\n@@ -x +1 @@\n", `patch line 3 "@@ -x +1 @@": invalid fragment header`},
 		{"rename source missing", nil, "diff --git a/a b/b\nsimilarity index 100%\nrename from a\nrename to b\n", "patch renames a, but it does not exist"},
 		{"copy source missing", nil, "diff --git a/a b/b\nsimilarity index 100%\ncopy from a\ncopy to b\n", "patch copies a, but it does not exist"},
 		{"rename onto existing", map[string]string{"a": "x\n", "b": "y\n"}, "diff --git a/a b/b\nsimilarity index 100%\nrename from a\nrename to b\n", "patch renames a to b, but b already exists"},
@@ -201,20 +201,21 @@ func TestPatchRefused(t *testing.T) {
 		{"renamed twice", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from a\nrename to b\ndiff --git a/a b/c\nrename from a\nrename to c\n", "patch renames a twice (to b and c)"},
 		{"renamed source also changed", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from a\nrename to b\ndiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n", "patch renames a to b, but another section also changes or deletes a"},
 		{"rename hunk does not apply", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nsimilarity index 50%\nrename from a\nrename to b\n--- a/a\n+++ b/b\n@@ -1 +1 @@\n-z\n+y\n", "patch does not apply: b (renamed from a) hunk 1 at line 1"},
-		{"rename without to", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nsimilarity index 100%\nrename from a\n", `"rename from" without "rename to"`},
-		{"rename from, copy to", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from a\ncopy to b\n", `"rename from" with "copy to"`},
+		{"rename without to", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nsimilarity index 100%\nrename from a\n", "rename/copy lacks its from or to line"},
+		{"rename from, copy to", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from a\ncopy to b\n", "rename and copy lines at once"},
 		{"rename onto itself", map[string]string{"a": "x\n"}, "diff --git a/a b/a\nrename from a\nrename to a\n", "rename of a onto itself"},
-		{"rename and delete", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from a\nrename to b\n--- a/a\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n", "a rename cannot also create or delete a file"},
-		{"rename with other names on ---/+++", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from a\nrename to b\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n", `"+++ b/a" does not name the rename target b`},
-		{"bad quoted rename", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from \"a\nrename to b\n", "bad quoted name"},
+		{"rename and delete", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from a\nrename to b\n--- a/a\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n", `patch line 5 "+++ /dev/null" (section "diff --git a/a b/b"): git file header: inconsistent new filename`},
+		{"rename with other names on ---/+++", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from a\nrename to b\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n", `patch line 5 "+++ b/a" (section "diff --git a/a b/b"): git file header: inconsistent new filename`},
+		{"bad quoted rename", map[string]string{"a": "x\n"}, "diff --git a/a b/b\nrename from \"a\nrename to b\n", `patch line 2 "rename from \"a" (section "diff --git a/a b/b"): git file header: missing name: an empty name, or a quoted name without its closing quote`},
 		{"binary", map[string]string{"a": "x\n"}, "diff --git a/a b/a\nindex 1..2 100644\nBinary files a/a and b/a differ\n", "binary file a: not supported"},
 		{"symlink", nil, "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+target\n\\ No newline at end of file\n", "only regular files"},
 		{"no file in patch", nil, "just words\n", "patch holds no file diff"},
-		{"both dev null", nil, "--- /dev/null\n+++ /dev/null\n", "both sides are /dev/null"},
+		{"both dev null, no hunk", nil, "--- /dev/null\n+++ /dev/null\n", "patch holds no file diff"},
+		{"both dev null", nil, "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n", "both sides are /dev/null"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ApplyPatch(c.patch, fakeFS(c.files))
+			got, err := Apply(c.patch, fakeFS(c.files))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v (changes %s), want it to contain %q", err, showChanges(got), c.want)
 			}
@@ -223,7 +224,7 @@ func TestPatchRefused(t *testing.T) {
 }
 
 func TestPatchReadError(t *testing.T) {
-	_, err := ApplyPatch("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n", func(string) ([]byte, bool, error) {
+	_, err := Apply("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n", func(string) ([]byte, bool, error) {
 		return nil, false, os.ErrPermission
 	})
 	if err == nil || !strings.Contains(err.Error(), "f: permission denied") {
@@ -231,7 +232,7 @@ func TestPatchReadError(t *testing.T) {
 	}
 }
 
-func showChanges(cs []PatchChange) string {
+func showChanges(cs []Change) string {
 	var b strings.Builder
 	for _, c := range cs {
 		fmt.Fprintf(&b, "{%q deleted=%v mode=%o nil=%v %q} ", c.Path, c.Deleted, c.Mode, c.Content == nil, c.Content)
@@ -307,7 +308,7 @@ func showTree(tree map[string]gitFile) string {
 
 // TestPatchFromGit has git produce renames and copies (git mv, edits,
 // git diff --cached -M or -C --find-copies-harder), applies the patch to
-// the tree before with ApplyPatch, and compares with the tree git saw.
+// the tree before with Apply, and compares with the tree git saw.
 func TestPatchFromGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -477,7 +478,7 @@ func TestPatchFromGit(t *testing.T) {
 					t.Fatalf("git's patch lacks %q:\n%s", m, patch)
 				}
 			}
-			changes, err := ApplyPatch(patch, func(p string) ([]byte, bool, error) {
+			changes, err := Apply(patch, func(p string) ([]byte, bool, error) {
 				f, ok := before[p]
 				return []byte(f.content), ok, nil
 			})
