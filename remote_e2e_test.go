@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -485,12 +486,22 @@ func TestE2ERemoteNodeDiesMidRunItsWorkMoves(t *testing.T) {
 }
 
 func TestE2ERemoteNoNodeWorksExits3(t *testing.T) {
-	r := newRemoteEnv(t)
+	// n1's sshd is gone before the run: two nodes, neither reachable.
+	r := newRemoteEnv(t, "n1")
+	r.killNode("n1")
 	r.write("v.txt", "bad\n", 0o644)
 	spec := r.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "a"}}})
-	out, stderr, code := r.shadowRemote("--headless", "--json", "--remote", "down", "-C", r.ws, spec, "--", "true")
-	if code != 3 || !strings.Contains(stderr, "node down") {
+	out, stderr, code := r.shadowRemote("--headless", "--json", "--remote", "down,n1", "-C", r.ws, spec, "--", "true")
+	if code != 3 || !strings.Contains(stderr, "no remote node can run the hypotheses") {
 		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	for _, n := range []string{"down", "n1"} {
+		if !regexp.MustCompile(`node ` + n + `: cannot be reached: .*(refused|closed|timed out)`).MatchString(stderr) {
+			t.Errorf("the refusal does not say why node %s failed:\n%s", n, stderr)
+		}
+	}
+	if out != "" {
+		t.Errorf("a refused run printed a report:\n%s", out)
 	}
 	if runs, _ := os.ReadDir(filepath.Join(r.state, "shadow")); len(runs) > 0 {
 		for _, e := range runs {
@@ -637,4 +648,150 @@ func TestE2ERemoteUnprivilegedNodeUser(t *testing.T) {
 	}
 	t.Logf("the unprivileged node ran in %s mode", rep.Hypotheses[0].Mode)
 	r.waitNodeIdle("n1")
+}
+
+// mountNS is the mount namespace of the node's sshd (readlink of its
+// /proc/PID/ns/mnt), to find what runs there once sshd is gone.
+func (r *remoteEnv) mountNS(name string) string {
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", r.nodes[name].cmd.Process.Pid))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return ns
+}
+
+// procsInNS lists the live processes in mount namespace ns.
+func procsInNS(ns string) []string {
+	var out []string
+	links, _ := filepath.Glob("/proc/[0-9]*/ns/mnt")
+	for _, l := range links {
+		if got, err := os.Readlink(l); err != nil || got != ns {
+			continue
+		}
+		dir := filepath.Dir(filepath.Dir(l))
+		if st, _ := os.ReadFile(filepath.Join(dir, "stat")); bytes.Contains(st, []byte(") Z ")) {
+			continue
+		}
+		c, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if len(c) > 0 {
+			out = append(out, filepath.Base(dir)+" "+string(bytes.ReplaceAll(c, []byte{0}, []byte{' '})))
+		}
+	}
+	return out
+}
+
+// killSSHD is the node's network going: its sshd, listener and session
+// processes, die at once; what they started (shadow's node side, the
+// commands) is left to notice on its own.
+func (r *remoteEnv) killSSHD(name string) {
+	for _, p := range r.nodeProcs(name) {
+		f := strings.Fields(p)
+		if len(f) > 1 && strings.HasPrefix(f[1], "sshd") {
+			pid, _ := strconv.Atoi(f[0])
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	r.nodes[name].cmd.Process.Kill()
+	r.nodes[name].cmd.Wait()
+}
+
+// Every node dies mid-run: the run stops, what finished is reported, the
+// hypotheses in flight are errors, those never started are not run (runs
+// 0), the run is recorded, and it exits 3 naming each node and why.
+func TestE2ERemoteEveryNodeDiesMidRunExits3(t *testing.T) {
+	r := newRemoteEnv(t, "n1", "n2")
+	r.write("v.txt", "good\n", 0o644)
+	r.write("delay", "0\n", 0o644)
+	before := tree(t, r.ws)
+	marker := "30.0654" + strconv.Itoa(os.Getpid())
+	// "quick" finishes first (on either node); then "h1" and "h2" hold
+	// both nodes' single slots, and "h3", "h4" wait for one.
+	spec := r.spec(map[string]any{
+		"hypotheses": []any{hypWith("quick", "0", ""), hypWith("h1", marker, ""), hypWith("h2", marker, ""), hypWith("h3", marker, ""), hypWith("h4", marker, "")},
+		"remote":     []any{map[string]any{"node": "n1", "jobs": 1}, map[string]any{"node": "n2", "jobs": 1}},
+	})
+	c := r.cmd("--headless", "--json", "--apply", "-C", r.ws, spec, "--", "sh", "-c", delayCheck)
+	c.Env = append(c.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; len(procsWith("sleep "+marker)) < 2; i++ {
+		if i > 600 {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("two hypotheses never ran at once\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ns := map[string]string{"n1": r.mountNS("n1"), "n2": r.mountNS("n2")}
+	start := time.Now()
+	r.killSSHD("n1")
+	r.killSSHD("n2")
+	err := c.Wait()
+	if took := time.Since(start); took > 25*time.Second {
+		t.Errorf("the run took %s to stop after its nodes died", took)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Fatalf("exit %v, want 3\nstderr: %s\n%s", err, stderr.String(), stdout.String())
+	}
+	rep := r.report(stdout.String())
+	if !strings.Contains(rep.Error, "every remote node failed") || !strings.Contains(rep.Error, "node n1") || !strings.Contains(rep.Error, "node n2") {
+		t.Errorf("the report's error does not name both nodes: %q", rep.Error)
+	}
+	res := byName(rep)
+	if q := res["quick"]; q == nil || q.Status != engine.StatusPassed || q.Runs != 1 {
+		t.Errorf("what finished before is not kept: %+v", q)
+	}
+	inFlight, notRun := 0, 0
+	for _, name := range []string{"h1", "h2", "h3", "h4"} {
+		h := res[name]
+		if h.Status != engine.StatusError || h.Error == nil {
+			t.Errorf("%s: status %s error %v", name, h.Status, h.Error)
+			continue
+		}
+		switch {
+		case h.Runs == 0 && strings.HasPrefix(*h.Error, "not run: every remote node failed"):
+			notRun++
+		case h.Runs == 1 && strings.Contains(*h.Error, "no node is left to run it again"):
+			inFlight++
+		default:
+			t.Errorf("%s: runs %d error %q", name, h.Runs, *h.Error)
+		}
+	}
+	if inFlight != 2 || notRun != 2 {
+		t.Errorf("%d in flight and %d not run, want 2 and 2", inFlight, notRun)
+	}
+	if len(rep.Applied) != 0 {
+		t.Errorf("--apply wrote %v from a run that stopped", rep.Applied)
+	}
+	if after := tree(t, r.ws); after != before {
+		t.Errorf("local checkout changed:\n%s\n---\n%s", before, after)
+	}
+	// Recorded: the report on disk is the one printed.
+	var recorded []string
+	filepath.WalkDir(r.state, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "report.json" {
+			recorded = append(recorded, p)
+		}
+		return nil
+	})
+	if len(recorded) != 1 {
+		t.Fatalf("recorded reports: %v", recorded)
+	} else if b, _ := os.ReadFile(recorded[0]); !bytes.Contains(b, []byte("every remote node failed")) {
+		t.Errorf("the recorded report lacks the reason:\n%s", b)
+	}
+	// The node sides notice (stdin EOF, parent death) and end their jobs.
+	for i := 0; ; i++ {
+		left := append(procsInNS(ns["n1"]), procsInNS(ns["n2"])...)
+		left = append(left, procsWith("sleep "+marker)...)
+		if len(left) == 0 {
+			break
+		}
+		if i > 400 {
+			t.Fatalf("left running on the nodes: %q", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -40,6 +40,9 @@ func WriteText(w io.Writer, r *Report) {
 	if r.Cancelled {
 		fmt.Fprintln(w, "cancelled: the run was interrupted")
 	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "stopped: %s\n", r.Error)
+	}
 	if r.Winner == nil {
 		fmt.Fprintln(w, noWinnerLine(r))
 	} else {

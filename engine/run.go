@@ -108,6 +108,13 @@ func Run(ctx context.Context, cfg Config) *Report {
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: &rc})
 			continue
 		}
+		if err := exhausted(cfg.Sandbox); err != nil {
+			<-sem
+			markNotRun(results[i], err)
+			rc := *results[i]
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: &rc})
+			continue
+		}
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -120,7 +127,17 @@ func Run(ctx context.Context, cfg Config) *Report {
 	wg.Wait()
 
 	Rank(results, cfg.Hyps)
-	if cfg.Confirm > 0 && ctx.Err() == nil {
+	// Every node failed before every hypothesis had run: the run stopped,
+	// and says why (a node lost after the last one finished is no loss).
+	if err := exhausted(cfg.Sandbox); err != nil && ctx.Err() == nil {
+		for _, r := range results {
+			if r.Status == StatusError {
+				rep.Error = err.Error()
+				break
+			}
+		}
+	}
+	if cfg.Confirm > 0 && ctx.Err() == nil && rep.Error == "" {
 		confirm(ctx, &cfg, em, jd, results, now)
 		if base := baselineOf(results, cfg.Hyps); base != nil {
 			rep.BaselineFlaky = base.Flaky
@@ -134,7 +151,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		name := w.Name
 		rep.Winner = &name
 	}
-	if cfg.Apply && rep.Winner != nil && !rep.Cancelled {
+	if cfg.Apply && rep.Winner != nil && !rep.Cancelled && rep.Error == "" {
 		for _, h := range cfg.Hyps {
 			if h.Name == *rep.Winner {
 				applied, err := ApplyHypothesis(cfg.Workspace, h, orig)
@@ -312,6 +329,10 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		r.Passes = 1
 	}
 	r.attempts = []attempt{{passed: r.Status == StatusPassed, counted: r.Tests != nil, failed: r.failedTests}}
+	var nre *NotRunError
+	if errors.As(err, &nre) {
+		markNotRun(r, nre.Err)
+	}
 }
 
 func set(names []string) map[string]bool {

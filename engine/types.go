@@ -270,6 +270,9 @@ type Report struct {
 	Applied    []string  `json:"applied"`
 	ApplyError string    `json:"apply_error,omitempty"`
 	Cancelled  bool      `json:"cancelled,omitempty"`
+	// Error: why the run stopped before every hypothesis had run (every
+	// remote node failed); those it never started have runs 0. Exit 3.
+	Error string `json:"error,omitempty"`
 	// Frozen: the run saw a copy of the source files taken at its start
 	// (--freeze); stale_paths then lists only the paths created since,
 	// which are the only changes that could reach it.

@@ -57,6 +57,7 @@ type node struct {
 	jobs        int // slots asked for (spec "jobs"); 0 = the node's CPU count
 	slots, busy int
 	dead        bool
+	err         error // why it is dead
 	local       engine.Sandbox
 	bin         string // the shadow binary there
 	mode        string // its sandbox
@@ -439,13 +440,47 @@ func (s *Sandbox) markDead(n *node, err error) {
 		s.mu.Unlock()
 		return
 	}
-	n.dead = true
+	n.dead, n.err = true, err
 	s.broadcastLocked()
+	left := s.liveLocked()
 	s.mu.Unlock()
-	fmt.Fprintf(s.o.Notices, "shadow: %v; its hypotheses go to the other nodes\n", err)
+	if left > 0 {
+		fmt.Fprintf(s.o.Notices, "shadow: %v; its hypotheses go to the other nodes\n", err)
+	} else {
+		fmt.Fprintf(s.o.Notices, "shadow: %v; no node is left to run the hypotheses\n", err)
+	}
 	// Ending the master ends every session over it: in-flight jobs there
 	// fail now instead of waiting for the keep-alives.
 	n.master.stop()
+}
+
+func (s *Sandbox) liveLocked() int {
+	live := 0
+	for _, n := range s.nodes {
+		if !n.dead {
+			live++
+		}
+	}
+	return live
+}
+
+// Exhausted implements engine.Exhauster: once every node has failed the
+// run must stop; the error names each node and why it failed.
+func (s *Sandbox) Exhausted() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing || len(s.nodes) == 0 || s.liveLocked() > 0 {
+		return nil
+	}
+	var why []string
+	for _, n := range s.nodes {
+		if n.err != nil {
+			why = append(why, n.err.Error())
+		} else {
+			why = append(why, "node "+n.name+": failed")
+		}
+	}
+	return fmt.Errorf("every remote node failed: %s", strings.Join(why, "; "))
 }
 
 func (s *Sandbox) broadcastLocked() {
@@ -505,7 +540,14 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 			if ctx.Err() != nil {
 				return engine.Outcome{ExitCode: -1}, nil
 			}
-			return engine.Outcome{ExitCode: -1}, errors.New("no remote node is left to run it (see the notices above)")
+			why := s.Exhausted()
+			if why == nil {
+				why = errors.New("no remote node is left to run it")
+			}
+			if moved != "" { // it ran, and was cut short by its node
+				return engine.Outcome{ExitCode: -1}, fmt.Errorf("node %s failed under it and no node is left to run it again (%v)", moved, why)
+			}
+			return engine.Outcome{ExitCode: -1}, &engine.NotRunError{Err: why}
 		}
 		var o engine.Outcome
 		var err error

@@ -74,10 +74,15 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 // ExitCode is the exit code of a run that ended with rep: ExitInterrupted
 // when it was cancelled because ctx ended (a signal), else ExitWinner when
 // a hypothesis passed (and --apply, if asked, wrote it), else ExitNone.
-// A run that finished before the signal keeps its result's code.
+// A run that finished before the signal keeps its result's code. A run
+// that stopped because nothing was left to run it on (every remote node
+// failed: the report's error) is ExitEnv, whatever had finished.
 func ExitCode(ctx context.Context, rep *engine.Report) int {
 	if rep.Cancelled && ctx.Err() != nil {
 		return ExitInterrupted
+	}
+	if rep.Error != "" {
+		return ExitEnv
 	}
 	if rep.Winner == nil || rep.ApplyError != "" {
 		return ExitNone
