@@ -795,3 +795,35 @@ func TestE2ERemoteEveryNodeDiesMidRunExits3(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// shadow_run's remote option, through the binary's MCP server, on a real
+// node: the hypotheses run there and the report names it.
+func TestE2ERemoteMCPRun(t *testing.T) {
+	r := newRemoteEnv(t, "n1")
+	r.write("v.txt", "bad\n", 0o644)
+	r.write("delay", "0\n", 0o644)
+	before := tree(t, r.ws)
+	t.Setenv("SHADOW_SSH_COMMAND", "ssh -F "+r.sshConfig)
+	m := newMCPEnv(t, r.env, r.ws)
+	res := m.mustCall("shadow_run", map[string]any{
+		"hypotheses": []any{hypWith("good", "0", "good"), hypWith("bad", "0", "")},
+		"command":    []string{"sh", "-c", delayCheck},
+		"remote":     []string{"n1"},
+	})
+	if res.IsError {
+		t.Fatalf("shadow_run: %s", text(res))
+	}
+	rep := structured[engine.Report](t, res)
+	if rep.Winner == nil || *rep.Winner != "good" || rep.Mode != "remote" || len(rep.Sync) != 1 {
+		t.Fatalf("report: winner %v mode %s sync %+v\n%s", rep.Winner, rep.Mode, rep.Sync, text(res))
+	}
+	for _, h := range rep.Hypotheses {
+		if h.Node != "n1" {
+			t.Errorf("%s ran on %q", h.Name, h.Node)
+		}
+	}
+	if after := tree(t, r.ws); after != before {
+		t.Errorf("local checkout changed")
+	}
+	r.waitNodeIdle("n1")
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/records"
+	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/internal/run"
 )
 
@@ -38,6 +39,8 @@ type mcpRunArgs struct {
 	Confirm        int               `json:"confirm,omitempty" jsonschema:"rerun the baseline and the leading candidate this many more times (at most 3) before naming a winner: a flaky pass cannot win"`
 	TestPaths      []string          `json:"test_paths,omitempty" jsonschema:"globs of the test files: a candidate that changes one cannot win unless allow_test_edits"`
 	AllowTestEdits bool              `json:"allow_test_edits,omitempty" jsonschema:"let a candidate that changes the tests, or runs fewer of them, win"`
+	Remote         []string          `json:"remote,omitempty" jsonschema:"run the hypotheses on these Linux nodes over SSH instead of here (as the CLI's --remote): each an ssh destination as the user's ~/.ssh/config knows it (a Host, or user@host); \"local\" names this machine. The checkout's source files are mirrored to the same path on each node; each hypothesis goes to the next free slot and its result names its node; ranking, records and apply stay here. A node that cannot be reached is reported; when none can, the call fails naming each"`
+	RemoteDir      string            `json:"remote_dir,omitempty" jsonschema:"with remote: where the mirror lives on every node when the workspace's own absolute path cannot be had there (an absolute path, as --remote-dir)"`
 }
 
 type mcpHyp struct {
@@ -57,7 +60,8 @@ type mcpEdit struct {
 }
 
 // runOnlyArgs are shadow_run's arguments that are not spec fields.
-var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "baseline": true, "keep": true, "freeze": true}
+var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "baseline": true, "keep": true, "freeze": true,
+	"remote": true, "remote_dir": true}
 
 // runRequest is a decoded shadow_run call.
 type runRequest struct {
@@ -68,6 +72,11 @@ type runRequest struct {
 	baseline bool
 	keep     bool
 	freeze   bool
+	// remote: the nodes (run.Options.Remote); an entry written as the
+	// spec's {"node": N, "jobs": J} keeps its jobs (nodes, into the spec).
+	remote    []string
+	nodes     []engine.RemoteNode
+	remoteDir string
 }
 
 // parseRunArgs decodes shadow_run's arguments: run-only fields here, the
@@ -101,10 +110,14 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 		}
 		return nil
 	}
-	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline), boolean("keep", &r.keep), boolean("freeze", &r.freeze)} {
+	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline), boolean("keep", &r.keep), boolean("freeze", &r.freeze),
+		str("remote_dir", &r.remoteDir), remoteArg(fields["remote"], r)} {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if r.remoteDir != "" && len(r.remote) == 0 {
+		return nil, fmt.Errorf("remote_dir: needs remote (the nodes whose mirror it places)")
 	}
 	var err error
 	if r.mode, err = run.ParseMode(mode); err != nil {
@@ -136,8 +149,31 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 	if len(s.Command) == 0 {
 		return nil, fmt.Errorf("command: required: the test command as an argument vector, e.g. [\"go\", \"test\", \"./...\"]")
 	}
+	if len(r.nodes) > 0 {
+		s.Remote = r.nodes
+	}
 	r.spec = s
 	return r, nil
+}
+
+// remoteArg decodes shadow_run's "remote": node names (or the spec's
+// {"node": N, "jobs": J} entries), each checked as the CLI checks them.
+func remoteArg(v json.RawMessage, r *runRequest) error {
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	var nodes []engine.RemoteNode
+	if err := json.Unmarshal(v, &nodes); err != nil {
+		return fmt.Errorf("remote: want an array of ssh destinations, e.g. [\"build1\", \"user@build2\"] (%v)", err)
+	}
+	for _, n := range nodes {
+		if err := remote.ValidNodeName(n.Node); err != nil {
+			return fmt.Errorf("remote: %v", err)
+		}
+		r.remote = append(r.remote, n.Node)
+	}
+	r.nodes = nodes
+	return nil
 }
 
 // topLevelDuplicates refuses an argument given twice (a map would keep
@@ -177,6 +213,7 @@ func (s *Server) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	defer release()
 	p, err := run.NewPlan(ctx, in.spec, in.cwd, run.Options{
 		Cwd: in.cwd, Mode: in.mode, Apply: in.apply, Baseline: in.baseline, Keep: in.keep, Freeze: in.freeze,
+		Remote: in.remote, RemoteDir: in.remoteDir,
 		Notices: s.notices, Version: s.version,
 	})
 	if err != nil {
