@@ -12,6 +12,8 @@
 # The target is TUI self / headless self <= 1.3.
 #
 # usage: bench/tui_cpu.sh [ROUNDS] [COLSxROWS]   (default 3, 120x40); needs tmux.
+# SHADOW_BIN=path measures that binary instead of building this checkout
+# (to compare two builds on the same machine at the same time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -22,8 +24,12 @@ tmp=$(mktemp -d /tmp/shadow-tuicpu.XXXXXX)
 sock="shadow-tuicpu-$$"
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
-go build -o "$tmp/shadow" .
-shadow="$tmp/shadow"
+if [ -n "${SHADOW_BIN:-}" ]; then
+  shadow=$(realpath "$SHADOW_BIN")
+else
+  go build -o "$tmp/shadow" .
+  shadow="$tmp/shadow"
+fi
 tck=$(getconf CLK_TCK)
 
 mkdir -p "$tmp/ws"

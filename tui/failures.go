@@ -47,8 +47,50 @@ var errorSection = regexp.MustCompile(`^(?:` +
 	`|FAIL\b` +
 	`)`)
 
+// failureWords holds, for every alternative of failureLine, a literal
+// that any line it matches contains (case as in the pattern). A line
+// holding none cannot match, and under a flood of ordinary output that is
+// nearly every line: the substring scans cost a fraction of running the
+// backtracking regexp on each line drawn.
+var failureWords = []string{
+	"FAIL",      // FAILED, --- FAIL:, FAIL file.js, ... FAILED
+	"ERROR",     // pytest ERROR
+	"E  ",       // pytest assertion detail (at the start)
+	"_test.go:", // go test t.Errorf
+	"panic",     // panic:, panicked at
+	"●", "×", "✗", "✕",
+	"Expected", "Received",
+	"assertion",
+	"Error", "Exception", // exceptions, AssertionError
+	"error", // error:, error[E0308]:, file:1:2: error:
+}
+
+// mayBeFailure is false when l (stripped) holds none of failureWords.
+func mayBeFailure(l string) bool {
+	for _, w := range failureWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // isFailureLine reports whether a (sanitized) line names a failure.
-func isFailureLine(l string) bool { return failureLine.MatchString(stripped(l)) }
+func isFailureLine(l string) bool {
+	l = strippedFast(l)
+	return mayBeFailure(l) && failureLine.MatchString(l)
+}
+
+// strippedFast is stripped(l), without the parser's work and copy for the
+// common line of printable ASCII, which holds no escape sequence.
+func strippedFast(l string) string {
+	for i := 0; i < len(l); i++ {
+		if c := l[i]; c < 0x20 || c > 0x7e {
+			return stripped(l)
+		}
+	}
+	return l
+}
 
 // isErrorSection reports whether a line starts the failure details.
 func isErrorSection(l string) bool { return errorSection.MatchString(l) }

@@ -45,7 +45,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.pending = true
 		if ev.Kind == engine.KindRunFinished || ev.Kind == engine.KindHypFinished {
 			m.onFinish(ev)
-			if m.tl.lister != nil && ev.Kind == engine.KindRunFinished {
+			// Live, RunDoneMsg follows once the report is recorded and
+			// reloads then; a reload now would read the run's whole event
+			// log (no report yet) only to list it as still running.
+			if m.tl.lister != nil && ev.Kind == engine.KindRunFinished && !m.opts.Live {
 				return m.loadTimeline()
 			}
 		}
