@@ -33,7 +33,7 @@ const gitHeader = "diff --git "
 func parse(text string) ([]*section, error) {
 	var out []*section
 	for _, c := range chunks(text) {
-		body := c.text
+		body := blankCRLF(c.text)
 		if c.git {
 			body = unprefixed(body)
 		}
@@ -88,6 +88,23 @@ func chunks(text string) []chunk {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// blankCRLF restores the leading space of empty CRLF context lines: an
+// editor that trims trailing white space leaves " \r\n" as "\r\n", and git
+// apply and patch take it as context, as go-gitdiff does for "\n" only.
+// Outside a hunk such a line ends a header either way.
+func blankCRLF(text string) string {
+	if !strings.HasPrefix(text, "\r\n") && !strings.Contains(text, "\n\r\n") {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if l == "\r\n" {
+			lines[i] = " \r\n"
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // gitdiffLine is how go-gitdiff's parser errors start (parser.Errorf).
