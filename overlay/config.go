@@ -42,6 +42,12 @@ type initConfig struct {
 	Net   string   `json:"net"` // "isolated": bring lo up in the new network namespace
 	Tmp   string   `json:"tmp"` // "private": a fresh tmpfs on /tmp
 	Probe bool     `json:"probe"`
+	// RAM, when set, is the size cap in bytes of a tmpfs the init mounts
+	// over Root (the hypothesis's directory: Upper, Work and the Extra
+	// uppers) and copies Root's prepared tree onto, first of all
+	// (ram_linux.go).
+	RAM  int64  `json:"ram,omitempty"`
+	Root string `json:"root,omitempty"`
 }
 
 // shadowDir is one more directory overlaid at its own path.

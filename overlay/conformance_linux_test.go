@@ -19,3 +19,15 @@ func TestOverlayConformance(t *testing.T) {
 		return New(d.Sandboxes, v.Options).Mask(d.State)
 	}, sandboxtest.Promises{Parallel: true, SamePath: true, HostileProof: true})
 }
+
+// The same suite with every upper and work dir on a RAM tmpfs
+// (--upper ram): the promises do not depend on where upper dirs live.
+func TestOverlayConformanceRAM(t *testing.T) {
+	sandboxtest.Run(t, func(t *testing.T, d sandboxtest.Dirs) engine.Sandbox {
+		v := Probe(d.Sandboxes)
+		if v.Mode != "overlay" {
+			t.Skipf("overlay unavailable here: %s (%s)", v.Reason, v.Fix)
+		}
+		return New(d.Sandboxes, v.Options).Mask(d.State).RAM(64 << 20)
+	}, sandboxtest.Promises{Parallel: true, SamePath: true, HostileProof: true})
+}

@@ -24,6 +24,18 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fail("make / private", err)
 	}
+	if cfg.RAM > 0 {
+		fd, err := mountRAM(cfg.Root, cfg.RAM)
+		if err != nil {
+			return fail("mount the RAM upper (--upper ram) on "+cfg.Root, err)
+		}
+		err = sendFD(ramFD, fd)
+		unix.Close(fd)
+		unix.Close(ramFD)
+		if err != nil {
+			return fail("send the RAM upper to shadow", err)
+		}
+	}
 	type layer struct {
 		target string
 		lowers []string // topmost first

@@ -28,6 +28,7 @@ type Sandbox struct {
 	base    string   // where per-job upper/work dirs are made
 	options []string // overlay option sets to try, best first
 	masks   []string // shadow's directories, hidden from every command
+	ram     int64    // --upper ram: each job's tmpfs cap in bytes; 0 = disk
 }
 
 // New returns a sandbox that keeps per-job directories under base (which
@@ -134,18 +135,41 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		Dir:  filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir)),
 		Argv: job.Command, Net: job.Net, Tmp: job.Tmp,
 	}
-	st, err := startInit(ctx, cfg, env, job.Output)
+	var ram *ramLink
+	if s.ram > 0 {
+		if ram, err = newRAMLink(s.ram); err != nil {
+			return out, err
+		}
+		defer ram.Close()
+		cfg.RAM, cfg.Root = s.ram, dir
+	}
+	st, err := startInit(ctx, cfg, env, job.Output, ram.childEnd()...)
 	if err != nil {
 		return out, err
 	}
 	if st != nil {
 		out.ExitCode, out.Signal = st.Exit, st.Signal
 	}
+	if ram != nil {
+		// The upper is on the tmpfs now, reached through its descriptor.
+		root := ram.receive()
+		if root == "" {
+			return out, nil // killed before the mount: nothing was written
+		}
+		upper = filepath.Join(root, "upper")
+		if w := ram.warning(); w != "" {
+			out.Warnings = append(out.Warnings, w)
+		}
+	}
 	out.Collected = collect(upper, job.Collect)
 	out.Changed = changedPaths(upper, job.Workspace, job.Hyp)
 	if job.KeepDir != "" {
 		if err := os.MkdirAll(filepath.Dir(job.KeepDir), 0o700); err == nil {
-			_ = os.Rename(upper, job.KeepDir)
+			if ram != nil {
+				keepRAM(upper, job.KeepDir)
+			} else {
+				_ = os.Rename(upper, job.KeepDir)
+			}
 		}
 	}
 	return out, nil
@@ -221,7 +245,7 @@ func writeUpper(workspace, upper string, files []engine.File) error {
 // startInit re-executes this binary as the sandbox init and waits for it.
 // It returns the init's status, or nil when the init was killed (timeout,
 // cancel) before it could report.
-func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writer) (*initStatus, error) {
+func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writer, extra ...*os.File) (*initStatus, error) {
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
@@ -245,7 +269,7 @@ func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writ
 	cmd.Args = []string{initArg0}
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = output, output
-	cmd.ExtraFiles = []*os.File{cfgR, statusW} // configFD, statusFD
+	cmd.ExtraFiles = append([]*os.File{cfgR, statusW}, extra...) // configFD, statusFD, ramFD
 	cmd.SysProcAttr = sysProcAttr(cfg.Net == "isolated")
 	// Processes the command left behind die with the PID namespace when the
 	// init exits, which closes the output pipe; WaitDelay only guards

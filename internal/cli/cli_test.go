@@ -102,6 +102,8 @@ func TestArgumentRefusals(t *testing.T) {
 		{[]string{"--mode", "fast", "spec.json", "--", "true"}, `--mode "fast": want auto, overlay, copy or inplace`},
 		{[]string{"--net", "lan", "spec.json", "--", "true"}, `--net "lan": want host or isolated`},
 		{[]string{"--tmp", "ram", "spec.json", "--", "true"}, `--tmp "ram"`},
+		{[]string{"--upper", "tmpfs", "spec.json", "--", "true"}, `--upper "tmpfs": want disk or ram`},
+		{[]string{"--upper-size", "lots", "spec.json", "--", "true"}, `--upper-size "lots"`},
 		{[]string{"--copy-skip", "/abs", "spec.json", "--", "true"}, `--copy-skip "/abs"`},
 		{[]string{"--timeout", "soon", "spec.json", "--", "true"}, `--timeout "soon": want a positive duration`},
 		{[]string{"--timeout", "-5s", "spec.json", "--", "true"}, `--timeout "-5s"`},

@@ -32,6 +32,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Baseline, "baseline", false, "add a hypothesis \"baseline\" with no edits unless the spec has one")
 	fs.Var(&o.Net, "net", "the command's network: host or isolated (default host)")
 	fs.Var(&o.Tmp, "tmp", "the command's /tmp: shared or private (default shared)")
+	fs.Var(&o.Upper, "upper", "overlay mode's upper dirs: disk, or ram (a tmpfs per hypothesis) (default disk)")
+	fs.Var(run.SizeValue{N: &o.UpperSize}, "upper-size", "cap of each hypothesis's RAM upper (default a quarter of RAM)")
 	fs.BoolVar(&o.Keep, "keep", false, "keep what each command wrote in the run's record")
 	fs.BoolVar(&o.Freeze, "freeze", false, "run on a copy of the source files taken at the start")
 	fs.BoolVar(&o.NoRecord, "no-record", false, "do not record the run in the state directory")

@@ -29,6 +29,11 @@ type Options struct {
 	CopySkip []string
 	Net      Net // "" = the spec's, else host
 	Tmp      Tmp // "" = the spec's, else shared
+	// Upper is where overlay mode's upper dirs live (--upper): "" or disk
+	// under the state dir, ram a tmpfs per hypothesis capped at UpperSize
+	// bytes (--upper-size; 0 = overlay.DefaultRAMSize, a quarter of RAM).
+	Upper     Upper
+	UpperSize int64
 
 	Apply    bool // write the winner into the checkout
 	Baseline bool // add a hypothesis "baseline" with no edits unless the spec has one
@@ -123,6 +128,32 @@ func ParseTmp(s string) (Tmp, error) {
 		return t, nil
 	}
 	return "", errors.New("want shared or private")
+}
+
+// Upper is where upper dirs live (--upper).
+type Upper string
+
+const (
+	UpperDisk Upper = "disk"
+	UpperRAM  Upper = "ram"
+)
+
+// ParseUpper validates an --upper value; "" is disk.
+func ParseUpper(s string) (Upper, error) {
+	switch u := Upper(s); u {
+	case "":
+		return UpperDisk, nil
+	case UpperDisk, UpperRAM:
+		return u, nil
+	}
+	return "", errors.New("want disk or ram")
+}
+
+func (u *Upper) String() string { return string(*u) }
+func (u *Upper) Type() string   { return "WHERE" }
+func (u *Upper) Set(s string) (err error) {
+	*u, err = ParseUpper(s)
+	return err
 }
 
 // ParseTimeout validates a --timeout value or a spec's "timeout": a

@@ -125,6 +125,9 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		return nil, Usage("--mode %q: %v", o.Mode, err)
 	}
 	o.Mode = mode
+	if err := checkUpper(&o); err != nil {
+		return nil, err
+	}
 	if storeErr != nil {
 		return nil, Env("%v", storeErr)
 	}
@@ -156,6 +159,9 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	if err != nil {
 		return nil, err
 	}
+	if len(nodes) > 0 && o.Upper == UpperRAM {
+		return nil, Usage("--upper ram: remote nodes keep upper dirs on their own disks; drop --upper ram or --remote")
+	}
 	local := func() (engine.Sandbox, error) { return newSandbox(&o, net, tmp, store, ws) }
 	if len(nodes) > 0 {
 		p.cfg.Sandbox, err = newRemoteSandbox(&o, nodes, store, ws, local)
@@ -169,6 +175,27 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkUpper refuses --upper and --upper-size where they mean nothing:
+// a RAM upper is overlay mode's (copy and in-place runs have no upper
+// dir), and a size caps only a RAM upper.
+func checkUpper(o *Options) error {
+	u, err := ParseUpper(string(o.Upper))
+	if err != nil {
+		return Usage("--upper %q: %v", o.Upper, err)
+	}
+	o.Upper = u
+	if o.UpperSize < 0 {
+		return Usage("--upper-size %d: want a positive size such as 4G", o.UpperSize)
+	}
+	if o.UpperSize > 0 && u != UpperRAM {
+		return Usage("--upper-size caps a RAM upper: give --upper ram too")
+	}
+	if u == UpperRAM && (o.Mode == ModeCopy || o.Mode == ModeInplace) {
+		return Usage("--upper ram: --mode %s has no upper dirs (only overlay mode does); drop one of them", o.Mode)
+	}
+	return nil
 }
 
 // withBaseline adds a hypothesis "baseline" with no edits of its own (the

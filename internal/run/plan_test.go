@@ -132,6 +132,12 @@ func TestPlanRefusals(t *testing.T) {
 		{"private tmp in place", ok, Options{Tmp: TmpPrivate}, ExitEnv, "--tmp private needs overlay mode"},
 		{"freeze in place", ok, Options{Freeze: true}, ExitEnv, "--freeze needs overlay mode"},
 		{"keep in place", ok, Options{Keep: true}, ExitEnv, "--keep needs overlay mode"},
+		{"bad upper", ok, Options{Upper: "tmpfs"}, ExitUsage, `--upper "tmpfs"`},
+		{"ram upper in place", ok, Options{Upper: UpperRAM}, ExitUsage, "--upper ram: --mode inplace has no upper dirs"},
+		{"ram upper in a copy", ok, Options{Upper: UpperRAM, Mode: ModeCopy}, ExitUsage, "--upper ram: --mode copy has no upper dirs"},
+		{"ram upper on remote nodes", ok, Options{Upper: UpperRAM, Mode: ModeAuto, Remote: []string{"node1"}}, ExitUsage, "--upper ram: remote nodes"},
+		{"upper size on disk", ok, Options{UpperSize: 1 << 30, Mode: ModeAuto}, ExitUsage, "--upper-size caps a RAM upper"},
+		{"negative upper size", ok, Options{Upper: UpperRAM, UpperSize: -1, Mode: ModeAuto}, ExitUsage, "--upper-size -1"},
 	} {
 		_, err := planIn(t, c.spec, c.o)
 		var re *Error
@@ -152,6 +158,18 @@ func TestRefusedPlanWritesNothing(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(state); len(ents) != 0 {
 		t.Errorf("a refused plan wrote %v", ents)
+	}
+	// --upper ram where it means nothing: refused with nothing written.
+	for _, o := range []Options{{Mode: ModeCopy, Upper: UpperRAM}, {Mode: ModeAuto, Upper: UpperRAM, Remote: []string{"node1"}}} {
+		o.Cwd = ws
+		_, err := NewPlan(context.Background(), mustSpec(t, `{"command":["true"],"hypotheses":[{"name":"a"}]}`), ws, o)
+		var re *Error
+		if !errors.As(err, &re) || re.Code != ExitUsage {
+			t.Errorf("%+v: %v, want exit 2", o, err)
+		}
+		if ents, _ := os.ReadDir(state); len(ents) != 0 {
+			t.Errorf("a refused --upper ram plan wrote %v", ents)
+		}
 	}
 }
 

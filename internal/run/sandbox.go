@@ -44,7 +44,11 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 		case v.Mode == "overlay":
 			// v.Upper: the probe moves upper dirs to $TMPDIR when the
 			// state dir's filesystem cannot hold them.
-			sb = &sharedOverlay{Sandbox: overlay.New(v.Upper, v.Options).Mask(ShadowDirs(store)...), lock: filepath.Join(stateDir, inplace.LockName), notices: o.notices()}
+			ov := overlay.New(v.Upper, v.Options).Mask(ShadowDirs(store)...)
+			if o.Upper == UpperRAM {
+				ov.RAM(o.UpperSize)
+			}
+			sb = &sharedOverlay{Sandbox: ov, lock: filepath.Join(stateDir, inplace.LockName), notices: o.notices()}
 		case o.Mode == ModeOverlay:
 			return nil, &Error{Code: ExitEnv, Msg: "overlay mode is unavailable", Reason: v.Reason, Fix: v.Fix}
 		default:
@@ -65,7 +69,7 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 		for _, need := range []struct {
 			on   bool
 			flag string
-		}{{net == NetIsolated, "--net isolated"}, {tmp == TmpPrivate && !copyMode, "--tmp private"}, {o.Freeze && !copyMode, "--freeze"}, {o.Keep && !copyMode, "--keep"}} {
+		}{{net == NetIsolated, "--net isolated"}, {tmp == TmpPrivate && !copyMode, "--tmp private"}, {o.Freeze && !copyMode, "--freeze"}, {o.Keep && !copyMode, "--keep"}, {o.Upper == UpperRAM, "--upper ram"}} {
 			if need.on {
 				return nil, Env("%s needs overlay mode, and this run would be %s (see shadow probe)", need.flag, sb.Mode())
 			}
