@@ -33,12 +33,7 @@ func numbered(n int) string {
 
 func TestPatchApply(t *testing.T) {
 	calc := "def add(a, b):\n    return a - b\n\ndef sub(a, b):\n    return a - b\n"
-	cases := []struct {
-		name  string
-		files map[string]string
-		patch string
-		want  []Change
-	}{
+	checkApplies(t, []appliesCase{
 		{
 			name:  "git diff",
 			files: map[string]string{"calc.py": calc},
@@ -161,7 +156,19 @@ func TestPatchApply(t *testing.T) {
 			patch: "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-b\n+c\n",
 			want:  []Change{{Path: "f", Content: []byte("c\n")}},
 		},
-	}
+	})
+}
+
+// appliesCase is a patch that must apply to files with the changes want.
+type appliesCase struct {
+	name  string
+	files map[string]string
+	patch string
+	want  []Change
+}
+
+func checkApplies(t *testing.T, cases []appliesCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := Apply(c.patch, fakeFS(c.files))
@@ -176,12 +183,7 @@ func TestPatchApply(t *testing.T) {
 }
 
 func TestPatchRefused(t *testing.T) {
-	cases := []struct {
-		name  string
-		files map[string]string
-		patch string
-		want  string
-	}{
+	checkRefused(t, []refusedCase{
 		{"context mismatch names file, hunk, line", map[string]string{"calc.py": numbered(30)},
 			"--- a/calc.py\n+++ b/calc.py\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n+x\n line 4\n@@ -14,3 +14,3 @@\n line 14\n-nope\n+x\n line 16\n",
 			"patch does not apply: calc.py hunk 2 at line 14"},
@@ -212,7 +214,19 @@ func TestPatchRefused(t *testing.T) {
 		{"no file in patch", nil, "just words\n", "patch holds no file diff"},
 		{"both dev null, no hunk", nil, "--- /dev/null\n+++ /dev/null\n", "patch holds no file diff"},
 		{"both dev null", nil, "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n", "both sides are /dev/null"},
-	}
+	})
+}
+
+// refusedCase is a patch that must be refused with an error holding want.
+type refusedCase struct {
+	name  string
+	files map[string]string
+	patch string
+	want  string
+}
+
+func checkRefused(t *testing.T, cases []refusedCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := Apply(c.patch, fakeFS(c.files))

@@ -11,12 +11,7 @@ import (
 // "fixed" cases fail with the hand parser (engine/patch.go before the
 // move), "guard" cases pass with both and keep it so.
 func TestPatchParsedByGitdiff(t *testing.T) {
-	cases := []struct {
-		name  string
-		files map[string]string
-		patch string
-		want  []Change
-	}{
+	checkApplies(t, []appliesCase{
 		{
 			// fixed: the hand parser targeted "w/f", which does not exist.
 			name:  "diff.mnemonicPrefix names (i/ w/)",
@@ -129,27 +124,11 @@ func TestPatchParsedByGitdiff(t *testing.T) {
 			patch: "From 1234 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.com>\nSubject: [PATCH] fix\n\n---\n f | 2 +-\n 1 file changed\n\ndiff --git a/f b/f\nindex 1..2 100644\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n-- \n2.43.0\n\n",
 			want:  []Change{{Path: "f", Content: []byte("b\n")}},
 		},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, err := Apply(c.patch, fakeFS(c.files))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if showChanges(got) != showChanges(c.want) {
-				t.Fatalf("got  %s\nwant %s", showChanges(got), showChanges(c.want))
-			}
-		})
-	}
+	})
 }
 
 func TestPatchRefusedByGitdiff(t *testing.T) {
-	cases := []struct {
-		name  string
-		files map[string]string
-		patch string
-		want  string
-	}{
+	checkRefused(t, []refusedCase{
 		// fixed: the hand parser took the stray hunk for text outside any
 		// file and applied the first hunk alone.
 		{"hunk without a file header", map[string]string{"f": numbered(10)},
@@ -172,15 +151,7 @@ func TestPatchRefusedByGitdiff(t *testing.T) {
 		{"line counted in the whole patch", map[string]string{"a": "a\n", "b": "b\n"},
 			"diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+A\ndiff --git a/b b/b\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-b\n?B\n",
 			`patch line 12 "?B" (section "diff --git a/b b/b"): invalid line operation`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, err := Apply(c.patch, fakeFS(c.files))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v (changes %s), want it to contain %q", err, showChanges(got), c.want)
-			}
-		})
-	}
+	})
 }
 
 // TestPatchErrorsAreTyped: a caller can tell a patch it cannot read from
