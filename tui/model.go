@@ -44,9 +44,18 @@ type Options struct {
 	Cancel func()
 	// Now is the clock; nil = time.Now (tests pin it).
 	Now func() time.Time
-	// Tick is the redraw interval while something moves; 0 = 50ms.
+	// Tick is the redraw interval while something moves; 0 = frameTick.
 	Tick time.Duration
 }
+
+// frameTick is the default redraw interval: output arriving between two
+// ticks is drawn once, at the next. 100ms (10 frames a second, the
+// spinners' usual rate) is as often as there is anything new to show under
+// a flood: the engine sends each hypothesis's output at most every 100ms
+// (engine's coalesce), and each frame redraws every column, so a faster
+// tick only spent CPU (bench/tui_cpu.sh). Keys and resizes are drawn at
+// once, not at the tick.
+const frameTick = 100 * time.Millisecond
 
 // EventMsg carries one engine event of the live run into the program.
 type EventMsg engine.Event
@@ -134,7 +143,7 @@ func New(opts Options) *Model {
 		now = time.Now
 	}
 	if opts.Tick <= 0 {
-		opts.Tick = 50 * time.Millisecond
+		opts.Tick = frameTick
 	}
 	st := newStyles(Look{Renderer: r, Mono: opts.Mono, ASCII: opts.ASCII})
 	h := help.New()
