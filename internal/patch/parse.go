@@ -31,6 +31,13 @@ const gitHeader = "diff --git "
 // b/, or diff.mnemonicPrefix's i/ w/ ...) but none from a plain diff -u's,
 // where shadow drops a/ or b/ as patch -p1 would for those two only.
 func parse(text string) ([]*section, error) {
+	crlf := allCRLF(text)
+	if crlf {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
+	if name, ok := binaryNotice(text); ok {
+		return nil, fmt.Errorf("patch changes binary file %s: not supported, use an edit with content_base64", name)
+	}
 	var out []*section
 	for _, c := range chunks(text) {
 		body := blankCRLF(c.text)
@@ -45,6 +52,9 @@ func parse(text string) ([]*section, error) {
 			s, err := newSection(f, c.git && i == 0, c.header)
 			if err != nil {
 				return nil, err
+			}
+			if crlf {
+				restoreCR(s.hunks)
 			}
 			out = append(out, s)
 		}
@@ -88,6 +98,52 @@ func chunks(text string) []chunk {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// binaryNotice finds the line diff -r prints for binary files that differ
+// ("Binary files a/x and b/x differ"), outside any git section, which
+// go-gitdiff skips as text between files: the change would be dropped
+// silently. A hunk's lines start with ' ', '+', '-' or '\', so a line that
+// starts so is never content. The name is the new side's, for the message.
+func binaryNotice(text string) (string, bool) {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		names, ok := strings.CutPrefix(l, "Binary files ")
+		if !ok || !strings.HasSuffix(names, " differ") {
+			continue
+		}
+		names = strings.TrimSuffix(names, " differ")
+		if i := strings.LastIndex(names, " and "); i >= 0 {
+			names = names[i+len(" and "):]
+		}
+		return stripPrefix(names), true
+	}
+	return "", false
+}
+
+// allCRLF reports whether every line of text ends with "\r\n": a patch
+// that went through a CRLF conversion whole (an editor, a Windows client),
+// headers included, which go-gitdiff would read as names ending in "\r".
+func allCRLF(text string) bool {
+	n := strings.Count(text, "\n")
+	return n > 0 && strings.Count(text, "\r\n") == n
+}
+
+// restoreCR gives the hunk lines of an all-CRLF patch back the "\r" that
+// parse removed to read the headers: the content lines were CRLF too, and a
+// line left without a terminator by a "\ No newline" marker keeps its "\r",
+// so they still match a CRLF file byte for byte.
+func restoreCR(hunks []*gitdiff.TextFragment) {
+	for _, h := range hunks {
+		for i := range h.Lines {
+			l := &h.Lines[i]
+			if t, ok := strings.CutSuffix(l.Line, "\n"); ok {
+				l.Line = t + "\r\n"
+			} else {
+				l.Line += "\r"
+			}
+		}
+	}
 }
 
 // blankCRLF restores the leading space of empty CRLF context lines: an

@@ -117,6 +117,14 @@ func TestPatchParsedByGitdiff(t *testing.T) {
 			want:  []Change{{Path: "w", Content: []byte("a\r\n\r\nc\r\n")}},
 		},
 		{
+			// guard: a patch converted to CRLF whole, headers included, for a
+			// CRLF file; the file's last line has no newline.
+			name:  "whole patch in CRLF",
+			files: map[string]string{"w.txt": "a\r\nb\r\nc\r"},
+			patch: strings.ReplaceAll("diff --git a/w.txt b/w.txt\nindex 1..2 100644\n--- a/w.txt\n+++ b/w.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n\\ No newline at end of file\n", "\n", "\r\n"),
+			want:  []Change{{Path: "w.txt", Content: []byte("a\r\nB\r\nc\r")}},
+		},
+		{
 			// guard: git format-patch mail: headers, a diffstat, and the
 			// "-- " signature after the last hunk.
 			name:  "format-patch mail",
@@ -138,6 +146,11 @@ func TestPatchRefusedByGitdiff(t *testing.T) {
 		{"git binary patch", map[string]string{"img.bin": "a\x00b"},
 			"diff --git a/img.bin b/img.bin\nindex 20b5be9..57e6c15 100644\nGIT binary patch\nliteral 5\nMcmYdfNM=X@00VacDF6Tf\n\nliteral 3\nKcmYdfNCE%>hycU@\n\n",
 			"patch changes binary file img.bin: not supported, use an edit with content_base64"},
+		// fixed: diff -ru's notice of a binary file outside any git section
+		// was taken for text between files and the change dropped.
+		{"diff -r binary notice", map[string]string{"f": "a\n"},
+			"diff -ru a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nBinary files a/img.png and b/img.png differ\n",
+			"patch changes binary file img.png: not supported"},
 		// guard: a new binary file without data, after a text section.
 		{"new binary file without data", map[string]string{"f": "a\n"},
 			"diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..1111111\nBinary files /dev/null and b/logo.png differ\n",
