@@ -101,10 +101,11 @@ func chunks(text string) []chunk {
 }
 
 // binaryNotice finds the line diff -r prints for binary files that differ
-// ("Binary files a/x and b/x differ"), outside any git section, which
-// go-gitdiff skips as text between files: the change would be dropped
-// silently. A hunk's lines start with ' ', '+', '-' or '\', so a line that
-// starts so is never content. The name is the new side's, for the message.
+// ("Binary files a/x and b/x differ"). Outside a git section go-gitdiff
+// skips it as text between files, so the change would be dropped silently;
+// inside one it is git's own marker, refused the same. It is never a hunk's
+// content, whose lines start with ' ', '+', '-' or '\'. The name is the new
+// side's, for the message.
 func binaryNotice(text string) (string, bool) {
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.TrimSuffix(l, "\r")
