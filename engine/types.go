@@ -287,9 +287,28 @@ type Report struct {
 	Sync []NodeSync `json:"sync,omitempty"`
 	// CPUs and Load describe the machine the run was planned on, so a slow
 	// result can be read against a loaded machine.
-	CPUs       int       `json:"cpus,omitempty"`
-	Load       float64   `json:"load,omitempty"`
-	Hypotheses []*Result `json:"hypotheses"`
+	CPUs int     `json:"cpus,omitempty"`
+	Load float64 `json:"load,omitempty"`
+	// Warm is the warm build-output layer of the workspace (overlay and
+	// copy modes; absent in in-place and remote runs and with --no-warm).
+	Warm       *WarmLayer `json:"warm,omitempty"`
+	Hypotheses []*Result  `json:"hypotheses"`
+}
+
+// WarmLayer is what a run did with the workspace's warm layer: the
+// git-ignored build outputs of an earlier no-edit baseline, stacked just
+// above the workspace under every hypothesis.
+type WarmLayer struct {
+	// Used: the layer was stacked; Generation, Files and Bytes are then
+	// the generation's (0 when none was).
+	Used       bool  `json:"used"`
+	Generation int   `json:"generation"`
+	Files      int   `json:"files"`
+	Bytes      int64 `json:"bytes"`
+	// Updated is the generation this run's baseline made current (0: none,
+	// Note says why).
+	Updated int    `json:"updated"`
+	Note    string `json:"note,omitempty"`
 }
 
 // NodeSync is one remote node's mirror sync before a run.

@@ -9,9 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/inplace"
 	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/run"
+	"github.com/shadow-dev/shadow/internal/warm"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -21,21 +23,42 @@ import (
 // overlay upper/work dirs no live run uses (overlay.Sweep), and prunes old
 // run records.
 func gcCommand(s Streams) *cobra.Command {
-	return &cobra.Command{
+	var warmMax int64
+	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "restore interrupted in-place runs, remove what crashed runs left, prune old records",
-		Args:  noArgs("usage: shadow gc"),
+		Args:  noArgs("usage: shadow gc [--warm-max SIZE]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, err := defaultStore()
 			if err != nil {
 				return err
 			}
-			return gc(s, store)
+			if warmMax == 0 {
+				if warmMax, err = warmMaxFromEnv(); err != nil {
+					return err
+				}
+			}
+			return gc(s, store, warmMax)
 		},
 	}
+	cmd.Flags().Var(run.SizeValue{N: &warmMax}, "warm-max", "bound of all workspaces' warm build-output layers together (default $SHADOW_WARM_MAX, else 2G)")
+	return cmd
 }
 
-func gc(s Streams, store snap.Store) error {
+// warmMaxFromEnv is $SHADOW_WARM_MAX, else warm.DefaultMaxBytes.
+func warmMaxFromEnv() (int64, error) {
+	v := os.Getenv("SHADOW_WARM_MAX")
+	if v == "" {
+		return warm.DefaultMaxBytes, nil
+	}
+	n, err := engine.ParseSize(v)
+	if err != nil {
+		return 0, &run.Error{Code: run.ExitUsage, Msg: fmt.Sprintf("SHADOW_WARM_MAX=%q: %v", v, err)}
+	}
+	return n, nil
+}
+
+func gc(s Streams, store snap.Store, warmMax int64) error {
 	failed := false
 	// 1. In-place journals: a run killed with a hypothesis in the checkout.
 	wsDirs, _ := filepath.Glob(filepath.Join(store.Root, "workspaces", "*"))
@@ -67,6 +90,15 @@ func gc(s Streams, store snap.Store) error {
 	}
 	for _, err := range errs {
 		fmt.Fprintln(s.Err, "shadow gc:", err)
+		failed = true
+	}
+	// 3b. Warm layers: of workspaces gone, and over the size cap.
+	removed, werrs := warm.GC(run.WarmDir(store), warmMax)
+	for _, r := range removed {
+		fmt.Fprintf(s.Out, "removed the warm layer of %s (%s, %d bytes): %s\n", r.Workspace, r.Dir, r.Bytes, r.Why)
+	}
+	for _, err := range werrs {
+		fmt.Fprintln(s.Err, "shadow gc: warm layers:", err)
 		failed = true
 	}
 	// 4. Old run records (snap.DefaultPolicy), unused recorded files, and

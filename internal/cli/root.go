@@ -47,6 +47,8 @@ flags:
   --keep            keep what each command wrote in the run's record
   --freeze          run on a copy of the source files taken at the start
   --no-record       do not record the run in the state directory
+  --no-warm         neither stack the warm layer (the git-ignored build outputs an
+                    earlier baseline made) under the hypotheses nor feed it
   --max-output SIZE    cap of each hypothesis's stored output: head, every error
                     section and tail, with markers for what was dropped (default 16M)
   --max-edit-size SIZE largest content of one edit; its "file" must be a regular file (default 64M)

@@ -40,6 +40,9 @@ type Options struct {
 	Keep     bool // keep what each command wrote in the run's record
 	Freeze   bool // run on a copy of the source files taken at the start
 	NoRecord bool // do not record the run in the state directory
+	// NoWarm neither stacks the workspace's warm build-output layer nor
+	// feeds it from the baseline (--no-warm; internal/warm).
+	NoWarm bool
 
 	// MaxOutput caps each hypothesis's stored output log (--max-output;
 	// 0 = engine.DefaultMaxOutput). MaxEditSize bounds one edit's content

@@ -30,6 +30,8 @@ type Plan struct {
 	bases    map[string]snap.BaseRef // each hypothesis's base, as resolved
 	freeze   bool
 	noRecord bool
+	noWarm   bool // --no-warm
+	remote   bool // the hypotheses run on --remote nodes
 	// jobsGiven: -j or the spec's "jobs" was set (a remote run otherwise
 	// takes as many as its nodes offer).
 	jobsGiven bool
@@ -141,7 +143,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		}
 	}
 	specJSON, _ := json.MarshalIndent(spec, "", "  ")
-	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, notices: o.notices(),
+	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, noWarm: o.NoWarm, notices: o.notices(),
 		jobsGiven: o.Jobs > 0 || spec.Jobs > 0}
 	p.cfg = engine.Config{
 		MaxOutput: o.MaxOutput,
@@ -163,6 +165,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		return nil, Usage("--upper ram: remote nodes keep upper dirs on their own disks; drop --upper ram or --remote")
 	}
 	local := func() (engine.Sandbox, error) { return newSandbox(&o, net, tmp, store, ws) }
+	p.remote = len(nodes) > 0
 	if len(nodes) > 0 {
 		p.cfg.Sandbox, err = newRemoteSandbox(&o, nodes, store, ws, local)
 	} else {

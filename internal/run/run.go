@@ -36,6 +36,10 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		}
 		defer cleanup()
 	}
+	// The warm layer: stacked in every job, fed by the baseline when the
+	// run ends (first sink after --freeze's, which settles staleness).
+	wr := p.startWarm(&cfg)
+	defer wr.release()
 	var rec *snap.Run
 	if !p.noRecord {
 		var err error
@@ -57,6 +61,9 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 			return nil, err
 		}
 		cfg.LogDir = dir
+	}
+	if wr != nil {
+		sinks = append([]func(engine.Event){wr.finish}, sinks...)
 	}
 	if fix != nil {
 		sinks = append([]func(engine.Event){fix}, sinks...)

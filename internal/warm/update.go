@@ -1,0 +1,231 @@
+package warm
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
+)
+
+// ErrNotGit: a workspace that is not a git checkout gets no layer (shadow
+// could not tell its build outputs from its sources).
+var ErrNotGit = errors.New("not a git checkout: shadow cannot tell build outputs from sources there")
+
+// Update makes the next generation of ws's layer current: the current one
+// merged with what the no-edit baseline of run runID left in upper (its
+// overlay upper dir, whiteouts and opaque markers as overlayfs leaves
+// them). Only ignored paths are taken (package doc). Two runs finishing at
+// once take turns on the workspace's update lock; the generation a live
+// run stacked stays until it ends.
+func Update(root, ws, upper, runID string) (*Meta, error) {
+	kd := keyDir(root, ws)
+	if err := os.MkdirAll(kd, 0o700); err != nil {
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	release, err := flock(filepath.Join(kd, updateLock), true, false)
+	if err != nil {
+		return nil, fmt.Errorf("warm layer: lock %s: %w", kd, err)
+	}
+	defer release()
+	// The upper is mounted volatile: its writes reach the disk only now,
+	// and a write-back error since the mount shows only here.
+	if err := syncFS(upper); err != nil {
+		return nil, fmt.Errorf("warm layer: sync the baseline's upper dir %s: %w (layer not updated)", upper, err)
+	}
+	if !isGitCheckout(ws) {
+		return nil, ErrNotGit
+	}
+	old, _ := readMeta(kd)
+	if old != nil && (old.Format != Format || old.Workspace != ws) {
+		old = nil
+	}
+	taken, gone, err := scanUpper(ws, upper)
+	if err != nil {
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	if len(taken) == 0 && len(gone) == 0 {
+		if old != nil {
+			return old, nil // nothing new: the current generation stays
+		}
+		return nil, &Skipped{"the baseline wrote no git-ignored files"}
+	}
+	var oldDir string
+	var keep []string
+	if old != nil {
+		oldDir = filepath.Join(kd, genName(old.Generation))
+		if keep, _, err = checkRoots(ws, oldDir, old.Roots, false); err != nil {
+			return nil, fmt.Errorf("warm layer: %w", err)
+		}
+	}
+	tr, err := tracked(ws, append(append([]string{}, taken...), keep...))
+	if err != nil {
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	tmp, err := os.MkdirTemp(kd, tmpPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = fsutil.RemoveTree(tmp)
+		}
+	}()
+	b := &builder{ws: ws, dst: tmp, tracked: tr, dirs: map[string]dirAttr{}}
+	for _, r := range keep {
+		if err := b.cloneOld(oldDir, r); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range gone {
+		if err := b.remove(g); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range taken {
+		if err := b.take(upper, r); err != nil {
+			return nil, err
+		}
+	}
+	b.finish()
+	files, bytes := count(tmp)
+	if err := syncFS(tmp); err != nil {
+		return nil, fmt.Errorf("warm layer: sync %s: %w", tmp, err)
+	}
+	gen := nextGeneration(kd, old)
+	dir := filepath.Join(kd, genName(gen))
+	if err := os.Rename(tmp, dir); err != nil {
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	done = true
+	m := &Meta{Format: Format, Workspace: ws, Generation: gen, Files: files, Bytes: bytes,
+		Roots: presentRoots(dir, append(keep, taken...)), BuiltAt: time.Now().UTC(), Run: runID}
+	// The swap: readers find the new generation through meta.json, which
+	// is replaced atomically (and synced) only once the layer is complete.
+	if err := writeMeta(kd, m); err != nil {
+		_ = fsutil.RemoveTree(dir)
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	removeUnused(kd, gen)
+	return m, nil
+}
+
+// nextGeneration is one above any generation present (a crash between the
+// rename and the meta write leaves a directory meta.json does not name).
+func nextGeneration(kd string, old *Meta) int {
+	n := 0
+	if old != nil {
+		n = old.Generation
+	}
+	des, _ := os.ReadDir(kd)
+	for _, de := range des {
+		if g, ok := genNumber(de.Name()); ok && g > n {
+			n = g
+		}
+	}
+	return n + 1
+}
+
+// presentRoots are the topmost roots the finished layer holds, each with
+// a trailing '/' when a directory.
+func presentRoots(dir string, roots []string) []string {
+	var out []string
+	for _, r := range topmost(roots) {
+		bare := strings.TrimSuffix(r, "/")
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(bare)))
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			bare += "/"
+		}
+		out = append(out, bare)
+	}
+	return topmost(out)
+}
+
+// removeUnused removes the generations other than current, and leftover
+// temporary directories, that no live run holds (the caller holds the
+// update lock, so no generation is being built meanwhile).
+func removeUnused(kd string, current int) {
+	des, _ := os.ReadDir(kd)
+	for _, de := range des {
+		name := de.Name()
+		if strings.HasPrefix(name, tmpPrefix) {
+			_ = fsutil.RemoveTree(filepath.Join(kd, name))
+			continue
+		}
+		if strings.HasPrefix(name, keepPrefix) && !strings.HasSuffix(name, ".lock") {
+			removeHarvest(filepath.Join(kd, name))
+			continue
+		}
+		g, ok := genNumber(name)
+		if !ok || g == current {
+			continue
+		}
+		_ = removeGen(kd, g)
+	}
+}
+
+// removeGen removes one generation unless a run holds it.
+func removeGen(kd string, g int) error {
+	rel, err := flock(genLock(kd, g), true, true)
+	if err != nil {
+		return err
+	}
+	defer rel()
+	if err := fsutil.RemoveTree(filepath.Join(kd, genName(g))); err != nil {
+		return err
+	}
+	// The lock file goes too; a reader that opened it before sees the
+	// directory gone once it has the lock, and looks again.
+	return os.Remove(genLock(kd, g))
+}
+
+// checkRoots returns which of a layer's roots still hold: the root exists
+// in the layer and git still ignores it; with strict, none may hold a tracked file either
+// (Acquire: the layer would show over a source). why says, for the first
+// that does not, what changed.
+func checkRoots(ws, layerDir string, roots []string, strict bool) (ok []string, why string, err error) {
+	var cand []string
+	for _, r := range roots {
+		bare := strings.TrimSuffix(r, "/")
+		if _, err := os.Lstat(filepath.Join(layerDir, filepath.FromSlash(bare))); err != nil {
+			if why == "" {
+				why = fmt.Sprintf("%s is missing from the layer", r)
+			}
+			continue
+		}
+		cand = append(cand, r)
+	}
+	ig, err := ignored(ws, cand)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, r := range cand {
+		if !ig[r] {
+			if why == "" {
+				why = fmt.Sprintf("%s is no longer ignored by git", r)
+			}
+			continue
+		}
+		ok = append(ok, r)
+	}
+	if strict && len(ok) > 0 {
+		tr, err := tracked(ws, ok)
+		if err != nil {
+			return nil, "", err
+		}
+		for p := range tr {
+			if why == "" {
+				why = fmt.Sprintf("%s is tracked by git now", p)
+			}
+			return nil, why, nil
+		}
+	}
+	return ok, why, nil
+}
