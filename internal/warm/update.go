@@ -31,11 +31,6 @@ func Update(root, ws, upper, runID string) (*Meta, error) {
 		return nil, fmt.Errorf("warm layer: lock %s: %w", kd, err)
 	}
 	defer release()
-	// The upper is mounted volatile: its writes reach the disk only now,
-	// and a write-back error since the mount shows only here.
-	if err := syncFS(upper); err != nil {
-		return nil, fmt.Errorf("warm layer: sync the baseline's upper dir %s: %w (layer not updated)", upper, err)
-	}
 	if !isGitCheckout(ws) {
 		return nil, ErrNotGit
 	}
@@ -93,8 +88,13 @@ func Update(root, ws, upper, runID string) (*Meta, error) {
 	}
 	b.finish()
 	files, bytes := count(tmp)
+	// The upper was mounted volatile: nothing of it was synced. The new
+	// generation's files are its inodes (hard links) or copies on this
+	// filesystem, so one syncfs(2) here puts both on disk before the swap;
+	// a layer whose files a crash left empty would have cargo trust
+	// fingerprints over broken rlibs. A write-back error fails the update.
 	if err := syncFS(tmp); err != nil {
-		return nil, fmt.Errorf("warm layer: sync %s: %w", tmp, err)
+		return nil, fmt.Errorf("warm layer: sync %s: %w (layer not updated)", tmp, err)
 	}
 	gen := nextGeneration(kd, old)
 	dir := filepath.Join(kd, genName(gen))
