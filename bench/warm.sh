@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Prints the warm layer's effect (issue 15 item 2) on the two-crate cargo
+# workspace of testdata/warm-cargo, whose core crate changed after the
+# checkout's last build (a winner applied): the baseline's wall time (its
+# duration_ms) and crates compiled in a first run, in a second identical
+# run (the layer holds the first baseline's build) and in a second run with
+# --no-warm (what it was before), side by side in each round.
+# usage: bench/warm.sh [ROUNDS]   (default 3; medians)
+#   BENCH_FNS=N  functions generated into core so that compiling it costs
+#                something (default 4000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+fns=${BENCH_FNS:-4000}
+export PATH="$PATH:$HOME/.cargo/bin"
+command -v cargo >/dev/null || { echo "bench/warm.sh: cargo is not on PATH" >&2; exit 3; }
+unset RUSTC_WRAPPER CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
+tmp=$(mktemp -d /tmp/shadow-warmbench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/shadow" .
+shadow="$tmp/shadow"
+median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+base() { # base REPORT: the baseline's duration_ms and the crates it compiled
+  python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+h = [h for h in r["hypotheses"] if h["name"] == "baseline"][0]
+n = sum(1 for l in open(h["log"]) if l.split()[:1] == ["Compiling"])
+w = r.get("warm") or {}
+print(h["duration_ms"], n, "used" if w.get("used") else "-", w.get("generation", 0))
+PY
+}
+echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/spec.json"
+printf '%-6s %14s %14s %14s %10s\n' round first_ms second_ms nowarm_ms ratio
+: > "$tmp/ratios"
+for r in $(seq "$rounds"); do
+  ws="$tmp/ws$r" state="$tmp/state$r"
+  cp -r testdata/warm-cargo "$ws"
+  python3 - "$ws/core/src/lib.rs" "$fns" <<'PY'
+import sys
+p, n = sys.argv[1], int(sys.argv[2])
+with open(p, "a") as f:
+    for i in range(n):
+        f.write(f"pub fn f{i}(x: u64) -> u64 {{ x.wrapping_mul({i}).rotate_left({i % 63}) ^ {i} }}\n")
+PY
+  (cd "$ws" && git init -q && git add -A && git -c user.email=b@e -c user.name=b commit -qm init && cargo build --offline -q)
+  echo 'pub fn changed() {}' >> "$ws/core/src/lib.rs" # the applied winner
+  run() { XDG_STATE_HOME="$state" "$shadow" --headless --json -C "$ws" "$@" "$tmp/spec.json" -- cargo build --offline > "$tmp/rep.json" || true; base "$tmp/rep.json"; }
+  read -r d1 c1 _ _ < <(run)
+  read -r d2 c2 u2 g2 < <(run)
+  read -r d3 c3 _ _ < <(run --no-warm)
+  ratio=$(awk -v a="$d2" -v b="$d1" 'BEGIN{printf "%.3f", a/b}')
+  echo "$ratio" >> "$tmp/ratios"
+  printf '%-6s %8s (%d cr) %8s (%d cr) %8s (%d cr) %10s   layer %s gen %s\n' "$r" "$d1" "$c1" "$d2" "$c2" "$d3" "$c3" "$ratio" "$u2" "$g2"
+done
+echo "second/first baseline wall time, median of $rounds: $(median < "$tmp/ratios")"
