@@ -37,6 +37,9 @@ func WriteText(w io.Writer, r *Report) {
 	if r.Stale {
 		fmt.Fprintf(w, "stale: the checkout changed while the run went on (%s); results may not match it\n", listShort(r.StalePaths, 5))
 	}
+	if r.Warm != nil && r.Warm.Used {
+		fmt.Fprintf(w, "warm layer: generation %d (%d file(s), %s of an earlier baseline's build outputs) under every hypothesis\n", r.Warm.Generation, r.Warm.Files, FormatSize(r.Warm.Bytes))
+	}
 	if r.Cancelled {
 		fmt.Fprintln(w, "cancelled: the run was interrupted")
 	}
