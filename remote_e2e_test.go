@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -826,4 +827,146 @@ func TestE2ERemoteMCPRun(t *testing.T) {
 		t.Errorf("local checkout changed")
 	}
 	r.waitNodeIdle("n1")
+}
+
+// --keep on a node: what each command wrote stays in the node's state
+// dir, the result says where (node:path), the notice says whose it is,
+// nothing of it is in the mirror or here, and kept runs older than 30
+// days there are removed when a later run starts.
+func TestE2ERemoteKeep(t *testing.T) {
+	r := newRemoteEnv(t, "n1")
+	r.write("v.txt", "bad\n", 0o644)
+	r.write("delay", "0\n", 0o644)
+	before := tree(t, r.ws)
+	old := r.home + "/.local/state/shadow/remote/kept/20000101-000000.000-old"
+	if out, err := r.onNode("n1", "mkdir -p "+old+"/h && touch -d '40 days ago' "+old); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	spec := r.spec(map[string]any{"hypotheses": []any{hypWith("good", "0", "good"), hypWith("bad", "0", "")}})
+	out, stderr, code := r.shadowRemote("--headless", "--json", "--keep", "--remote", "n1", "-C", r.ws, spec, "--", "sh", "-c", "echo built by $(cat v.txt) > out.txt; "+delayCheck)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	rep := r.report(out)
+	if rep.Winner == nil || *rep.Winner != "good" {
+		t.Fatalf("winner %v", rep.Winner)
+	}
+	re := regexp.MustCompile(`kept on node n1, at n1:(/\S+)`)
+	for _, h := range rep.Hypotheses {
+		m := []string(nil)
+		if h.Error != nil {
+			m = re.FindStringSubmatch(*h.Error)
+		}
+		if m == nil {
+			t.Errorf("%s does not say where it is kept: %v", h.Name, h.Error)
+			continue
+		}
+		want := r.home + "/.local/state/shadow/remote/kept/" + rep.Run + "/" + h.Name
+		if m[1] != want {
+			t.Errorf("%s kept at %s, want %s", h.Name, m[1], want)
+		}
+		got, err := r.onNode("n1", "cat "+m[1]+"/out.txt")
+		if err != nil || got != "built by "+strings.TrimSuffix(map[string]string{"good": "good", "bad": "bad"}[h.Name], "\n")+"\n" {
+			t.Errorf("%s: kept out.txt = %q %v", h.Name, got, err)
+		}
+	}
+	if !strings.Contains(stderr, "stays on node n1") || !strings.Contains(stderr, "`shadow gc` here does not reach it") {
+		t.Errorf("no notice of what stays on the node:\n%s", stderr)
+	}
+	if got, _ := r.onNode("n1", "ls -A "+r.ws+"; test -e "+old+" && echo old-still-there"); strings.Contains(got, "out.txt") || strings.Contains(got, "old-still-there") {
+		t.Errorf("on the node: %q", got)
+	}
+	if after := tree(t, r.ws); after != before {
+		t.Errorf("local checkout changed")
+	}
+	r.waitNodeIdle("n1")
+}
+
+// --freeze with --remote: the mirrors are synced from one copy taken at
+// the start, so an edit made here while a node still waits for its mirror
+// lock (another run holds it) reaches no node, and the report is frozen
+// and not stale. Without the freeze, the late node syncs the edit.
+func TestE2ERemoteFreeze(t *testing.T) {
+	r := newRemoteEnv(t, "n1", "n2")
+	r.write("v.txt", "one\n", 0o644)
+	marker := "60.06547" + strconv.Itoa(os.Getpid())
+	// Run A holds n2's mirror until it is interrupted.
+	holdSpec := r.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "hold"}}})
+	a := r.cmd("--headless", "--json", "--no-record", "--remote", "n2", "-C", r.ws, holdSpec, "--", "sleep", marker)
+	a.Env = append(a.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Wait()
+	for i := 0; len(procsWith("sleep "+marker)) == 0; i++ {
+		if i > 600 {
+			a.Process.Kill()
+			t.Fatal("run A never started on n2")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	spec := r.spec(map[string]any{
+		"hypotheses": []any{map[string]any{"name": "x"}, map[string]any{"name": "y", "edits": []any{map[string]any{"path": "y.txt", "content": "y\n"}}}},
+		"remote":     []any{map[string]any{"node": "n1", "jobs": 1}, map[string]any{"node": "n2", "jobs": 1}},
+	})
+	b := r.cmd("--headless", "--json", "--freeze", "-C", r.ws, spec, "--", "cat", "v.txt")
+	b.Env = append(b.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
+	var bout bytes.Buffer
+	berr := &syncBuffer{}
+	b.Stdout, b.Stderr = &bout, berr
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; !strings.Contains(berr.String(), "node n2: waiting for the mirror lock"); i++ {
+		if i > 600 {
+			b.Process.Kill()
+			b.Wait()
+			t.Fatalf("run B never waited for n2's mirror:\n%s", berr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r.write("v.txt", "two\n", 0o644) // after B started, before n2 is synced
+	a.Process.Signal(syscall.SIGINT) // A ends: n2's mirror is B's to sync
+	if err := b.Wait(); err != nil {
+		t.Fatalf("run B: %v\n%s\n%s", err, berr.String(), bout.String())
+	}
+	rep := r.report(bout.String())
+	nodes := map[string]bool{}
+	for _, h := range rep.Hypotheses {
+		nodes[h.Node] = true
+		if h.OutputTail != "one\n" {
+			t.Errorf("%s on %s saw v.txt = %q: the edit made after the start reached it", h.Name, h.Node, h.OutputTail)
+		}
+	}
+	if !nodes["n1"] || !nodes["n2"] {
+		t.Errorf("the hypotheses ran on %v, want both nodes", nodes)
+	}
+	if !rep.Frozen || rep.Stale || len(rep.StalePaths) != 0 {
+		t.Errorf("frozen %v stale %v %v", rep.Frozen, rep.Stale, rep.StalePaths)
+	}
+	for _, n := range []string{"n1", "n2"} {
+		r.waitNodeIdle(n)
+		// The mirror holds the frozen sources, and git works there.
+		if got, err := r.onNode(n, "cat "+r.ws+"/v.txt"); err != nil || got != "one\n" {
+			t.Errorf("mirror on %s: v.txt = %q %v", n, got, err)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

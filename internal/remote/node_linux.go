@@ -103,13 +103,15 @@ func nodeHold(ws string) int {
 	}
 	sb, v := nodeSandbox(store, ws)
 	send(nodeMsg{Mode: sb.Mode(), Reason: v.Reason, CPUs: runtime.NumCPU()})
-	serve(ctx, cancel, in, sb, send)
+	kept := keptRoot(store)
+	pruneKept(kept, keptFor)
+	serve(ctx, cancel, in, sb, kept, send)
 	return 0
 }
 
 // serve runs the jobs read from in until in ends or the heartbeat stops,
 // then ends every job still running and waits for them.
-func serve(ctx context.Context, cancel context.CancelFunc, in *bufio.Reader, sb engine.Sandbox, send func(nodeMsg)) {
+func serve(ctx context.Context, cancel context.CancelFunc, in *bufio.Reader, sb engine.Sandbox, kept string, send func(nodeMsg)) {
 	lines := make(chan []byte)
 	go func() {
 		defer close(lines)
@@ -181,15 +183,23 @@ func serve(ctx context.Context, cancel context.CancelFunc, in *bufio.Reader, sb 
 				jmu.Unlock()
 				stop()
 			}()
-			send(runJob(jctx, sb, id, wj, send))
+			send(runJob(jctx, sb, kept, id, wj, send))
 		}(c.ID, c.Job)
 	}
 }
 
 // runJob runs one job in the node's sandbox, streaming its output, and
-// returns its last message.
-func runJob(ctx context.Context, sb engine.Sandbox, id int, wj *wireJob, send func(nodeMsg)) nodeMsg {
-	job := engine.Job{
+// returns its last message. With --keep (wj.Keep) what the command wrote
+// is left under kept, where the outcome says.
+func runJob(ctx context.Context, sb engine.Sandbox, kept string, id int, wj *wireJob, send func(nodeMsg)) nodeMsg {
+	keepDir := ""
+	if wj.Keep != "" {
+		var err error
+		if keepDir, err = keptDir(kept, wj.Keep); err != nil {
+			return nodeMsg{ID: id, Error: err.Error()}
+		}
+	}
+	job := engine.Job{KeepDir: keepDir,
 		Workspace: wj.Workspace, Subdir: wj.Subdir, Hyp: wj.Hyp, Command: wj.Command,
 		Env: append(os.Environ(), wj.Env...), Net: wj.Net, Tmp: wj.Tmp, Collect: wj.Collect,
 		Output: writerFunc(func(p []byte) (int, error) {
@@ -205,8 +215,16 @@ func runJob(ctx context.Context, sb engine.Sandbox, id int, wj *wireJob, send fu
 	if mode == "" {
 		mode = sb.Mode()
 	}
-	return nodeMsg{ID: id, Outcome: &wireOutcome{ExitCode: o.ExitCode, Signal: o.Signal, Collected: o.Collected,
-		Warnings: o.Warnings, Changed: o.Changed, Mode: mode}}
+	out := &wireOutcome{ExitCode: o.ExitCode, Signal: o.Signal, Collected: o.Collected,
+		Warnings: o.Warnings, Changed: o.Changed, Mode: mode}
+	if keepDir != "" {
+		if fi, err := os.Stat(keepDir); err == nil && fi.IsDir() {
+			out.Kept = keepDir
+		} else {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("--keep: the node kept nothing (its sandbox is %s)", mode))
+		}
+	}
+	return nodeMsg{ID: id, Outcome: out}
 }
 
 func setLock(f *os.File, typ int16) error {

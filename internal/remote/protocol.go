@@ -43,6 +43,9 @@ type wireJob struct {
 	Net       string            `json:"net"`
 	Tmp       string            `json:"tmp"`
 	Collect   []string          `json:"collect,omitempty"`
+	// Keep (--keep) is RUN/HYP: the node keeps what the command wrote in
+	// its own state dir, under remote/kept/RUN/HYP, and says where.
+	Keep string `json:"keep,omitempty"`
 }
 
 // nodeMsg is one line the node side writes on its session's stdout:
@@ -77,4 +80,5 @@ type wireOutcome struct {
 	Warnings  []string          `json:"warnings,omitempty"`
 	Changed   []string          `json:"changed,omitempty"`
 	Mode      string            `json:"mode"`
+	Kept      string            `json:"kept,omitempty"` // where --keep left it on the node
 }

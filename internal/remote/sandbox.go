@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // LocalNode is the node name that means this machine.
@@ -50,6 +51,22 @@ type Sandbox struct {
 	changed chan struct{} // closed and replaced when a slot frees or a node dies
 	syncs   []engine.NodeSync
 	closing bool
+	// runID keys what --keep leaves on the nodes (SetRunID); keptOn is,
+	// per node, the directory there that holds this run's kept dirs.
+	runID  string
+	keptOn map[string]string
+	// frozen (Freeze): the copy of the source files the mirrors are
+	// synced from, and the source list it was taken from.
+	frozen      string
+	frozenFiles []string
+}
+
+// SetRunID names the run, before it starts: --keep's dirs on the nodes
+// are kept under it.
+func (s *Sandbox) SetRunID(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runID = id
 }
 
 type node struct {
@@ -361,16 +378,19 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 	if _, err := next("waiting for the mirror lock (another run is syncing or using the mirror)"); err != nil {
 		return err
 	}
-	now, err := sourceFiles(s.o.Workspace, []string{s.o.StateRoot})
-	if err != nil {
-		return err
+	now, src := s.frozenFiles, s.frozen
+	if src == "" {
+		if now, err = sourceFiles(s.o.Workspace, []string{s.o.StateRoot}); err != nil {
+			return err
+		}
+		src = s.o.Workspace
 	}
 	man := manifestPath(s.o.StateRoot, n.name, s.dir)
 	rsh, err := s.client.RsyncShell(n.name)
 	if err != nil {
 		return err
 	}
-	sync, err := rsyncMirror(ctx, rsh, s.o.Workspace, n.name, s.dir, syncList(s.o.Workspace, now, man.read()))
+	sync, err := s.syncMirror(ctx, rsh, n.name, src, syncList(s.o.Workspace, now, man.read()))
 	if err != nil {
 		return err
 	}
@@ -412,6 +432,62 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 		}
 	}()
 	return nil
+}
+
+// Freeze (--freeze) copies the checkout's source files to dir, at once,
+// before any node is synced: every mirror is then synced from that copy,
+// so all the nodes run the same sources, those of the run's start,
+// whatever changes here while the syncs go on (a node waiting for its
+// mirror lock may sync minutes later). The node named "local" runs on it
+// too (a lower layer, as a local --freeze run does). It returns the paths
+// copied.
+func (s *Sandbox) Freeze(dir string) (map[string]bool, error) {
+	files, err := sourceFiles(s.o.Workspace, []string{s.o.StateRoot})
+	if err != nil {
+		return nil, err
+	}
+	var plain []string
+	for _, f := range files {
+		if f != ".git" { // a directory, synced from the checkout itself
+			plain = append(plain, f)
+		}
+	}
+	frozen, _, err := snap.Freeze(s.o.Workspace, dir, plain)
+	if err != nil {
+		return nil, err
+	}
+	s.frozen, s.frozenFiles = dir, files
+	return frozen, nil
+}
+
+// HasLocal reports whether the node "local" (this machine) is one of the
+// run's nodes.
+func (s *Sandbox) HasLocal() bool { return s.o.Local != nil }
+
+// syncMirror sends list from src (the checkout, or Freeze's copy) to the
+// node's mirror. A frozen copy holds no .git: that is sent from the
+// checkout, by a second rsync over the same master.
+func (s *Sandbox) syncMirror(ctx context.Context, rsh, node, src string, list []string) (engine.NodeSync, error) {
+	git := false
+	if src != s.o.Workspace {
+		kept := list[:0:0]
+		for _, f := range list {
+			if f == ".git" {
+				git = true
+			} else {
+				kept = append(kept, f)
+			}
+		}
+		list = kept
+	}
+	sync, err := rsyncMirror(ctx, rsh, src, node, s.dir, list)
+	if err != nil || !git {
+		return sync, err
+	}
+	g, err := rsyncMirror(ctx, rsh, s.o.Workspace, node, s.dir, []string{".git"})
+	sync.MS += g.MS
+	sync.Bytes += g.Bytes
+	return sync, err
 }
 
 // startHold starts a node's hold session (cmd), its stdout read through
@@ -552,7 +628,11 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		var o engine.Outcome
 		var err error
 		if n.local != nil {
-			o, err = n.local.Run(ctx, job) // this machine: Node stays ""
+			lj := job
+			if s.frozen != "" { // --freeze: the copy the mirrors were synced from
+				lj.Lowers = append([]string{s.frozen}, job.Lowers...)
+			}
+			o, err = n.local.Run(ctx, lj) // this machine: Node stays ""
 			if o.Mode == "" {
 				o.Mode = n.mode
 			}
@@ -587,6 +667,11 @@ func (s *Sandbox) runOn(ctx context.Context, n *node, job engine.Job) (engine.Ou
 	out := engine.Outcome{ExitCode: -1, Node: n.name}
 	wj := &wireJob{Workspace: s.dir, Subdir: job.Subdir, Hyp: job.Hyp, Command: job.Command,
 		Net: job.Net, Tmp: job.Tmp, Collect: job.Collect}
+	s.mu.Lock()
+	if job.KeepDir != "" && s.runID != "" {
+		wj.Keep = s.runID + "/" + job.Hyp.Name
+	}
+	s.mu.Unlock()
 	for _, kv := range job.Env {
 		if !s.extra[kv] {
 			wj.Env = append(wj.Env, kv)
@@ -634,8 +719,18 @@ func (s *Sandbox) runOn(ctx context.Context, n *node, job engine.Job) (engine.Ou
 	switch m := pj.final; {
 	case m != nil && m.Outcome != nil:
 		r := m.Outcome
-		return engine.Outcome{ExitCode: r.ExitCode, Signal: r.Signal, Collected: r.Collected,
-			Warnings: r.Warnings, Changed: r.Changed, Node: n.name, Mode: r.Mode}, nil
+		o := engine.Outcome{ExitCode: r.ExitCode, Signal: r.Signal, Collected: r.Collected,
+			Warnings: r.Warnings, Changed: r.Changed, Node: n.name, Mode: r.Mode}
+		if r.Kept != "" {
+			o.Warnings = append(o.Warnings, fmt.Sprintf("--keep: what the command wrote is kept on node %s, at %s:%s", n.name, n.name, r.Kept))
+			s.mu.Lock()
+			if s.keptOn == nil {
+				s.keptOn = map[string]string{}
+			}
+			s.keptOn[n.name] = filepath.Dir(r.Kept)
+			s.mu.Unlock()
+		}
+		return o, nil
 	case m != nil:
 		return out, fmt.Errorf("node %s: %s", n.name, m.Error)
 	case ctx.Err() != nil:
@@ -672,6 +767,11 @@ func (s *Sandbox) Close() {
 	wg.Wait()
 	if s.client != nil {
 		s.client.Close()
+	}
+	for _, n := range s.nodes {
+		if dir := s.keptOn[n.name]; dir != "" {
+			fmt.Fprintf(s.o.Notices, "shadow: --keep: what the commands wrote stays on node %s, in %s:%s/HYP; it is the node's: `shadow gc` here does not reach it, a later run there removes it after 30 days (ssh %s rm -rf %s, sooner)\n", n.name, n.name, dir, n.name, dir)
+		}
 	}
 }
 

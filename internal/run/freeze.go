@@ -53,7 +53,15 @@ func (p *Plan) startFreeze(cfg *engine.Config) (func(engine.Event), func(), erro
 		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
 	}
 	cfg.Sandbox = frozenSandbox{Sandbox: cfg.Sandbox, dir: dir}
-	fix := func(ev engine.Event) {
+	return frozenFix(frozen, false), func() { snap.RemoveFrozen(dir) }, nil
+}
+
+// frozenFix is the sink that marks a frozen run's report: its stale paths
+// narrowed to those not in frozen (created since the copy: they show
+// through it), or to none when none can reach the run (all: a remote run
+// whose mirrors were synced from the copy).
+func frozenFix(frozen map[string]bool, all bool) func(engine.Event) {
+	return func(ev engine.Event) {
 		if ev.Kind != engine.KindRunFinished || ev.Report == nil {
 			return
 		}
@@ -61,12 +69,11 @@ func (p *Plan) startFreeze(cfg *engine.Config) (func(engine.Event), func(), erro
 		r.Frozen = true
 		var kept []string
 		for _, s := range r.StalePaths {
-			if !frozen[s] {
+			if !frozen[s] && !all {
 				kept = append(kept, s)
 			}
 		}
 		r.StalePaths = append([]string{}, kept...)
 		r.Stale = len(kept) > 0
 	}
-	return fix, func() { snap.RemoveFrozen(dir) }, nil
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
@@ -46,16 +47,12 @@ func ParseRemote(s string) []string {
 }
 
 // newRemoteSandbox is the remote sandbox over nodes; the node "local"
-// runs in this machine's own sandbox (local builds it).
+// runs in this machine's own sandbox (local builds it, refusing --keep and
+// --freeze where that sandbox cannot do them). On the nodes, --keep leaves
+// what each command wrote in the node's state dir and the result says
+// where; --freeze syncs every mirror from one copy taken at the start
+// (startRemoteFreeze).
 func newRemoteSandbox(o *Options, nodes []engine.RemoteNode, store snap.Store, ws string, local func() (engine.Sandbox, error)) (engine.Sandbox, error) {
-	for _, need := range []struct {
-		on   bool
-		flag string
-	}{{o.Freeze, "--freeze"}, {o.Keep, "--keep"}} {
-		if need.on {
-			return nil, Usage("%s is not available with --remote: the hypotheses run on other machines", need.flag)
-		}
-	}
 	ro := remote.Options{Nodes: nodes, Dir: o.RemoteDir, Workspace: ws, StateRoot: store.Root, Version: o.Version, Notices: o.notices()}
 	for _, n := range nodes {
 		if n.Node == remote.LocalNode {
@@ -92,4 +89,22 @@ func (p *Plan) prepareRemote(ctx context.Context, cfg *engine.Config) (func(), e
 		cfg.Jobs = slots
 	}
 	return sb.Close, nil
+}
+
+// startRemoteFreeze is --freeze for a remote run, before any node is
+// synced: the source files are copied here at once and every mirror is
+// synced from that copy (remote.Sandbox.Freeze). Nothing changed here
+// after the copy can reach a node, so a run with no "local" node reports
+// no stale paths; the local node's jobs have the copy as a lower layer,
+// and, as in a local frozen run, only paths created since can reach them.
+func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb *remote.Sandbox) (func(engine.Event), func(), error) {
+	base := SandboxBase(p.store, cfg.Workspace)
+	snap.CleanFrozen(base)
+	dir := snap.FrozenDir(base, cfg.RunID)
+	frozen, err := sb.Freeze(dir)
+	if err != nil {
+		snap.RemoveFrozen(dir)
+		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
+	}
+	return frozenFix(frozen, !sb.HasLocal()), func() { snap.RemoveFrozen(dir) }, nil
 }

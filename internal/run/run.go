@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -20,6 +21,17 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	now := time.Now()
 	cfg := p.cfg
 	cfg.RunID = snap.NewRunID(now)
+	var fix func(engine.Event) // --freeze: first to see the report
+	rsb, remoteRun := cfg.Sandbox.(*remote.Sandbox)
+	if p.freeze && remoteRun {
+		// Before the nodes are synced: their mirrors are synced from it.
+		var cleanup func()
+		var err error
+		if fix, cleanup, err = p.startRemoteFreeze(&cfg, rsb); err != nil {
+			return nil, err
+		}
+		defer cleanup()
+	}
 	// Remote nodes are readied first: a run no node can take is refused
 	// before anything is recorded.
 	done, err := p.prepareRemote(ctx, &cfg)
@@ -27,8 +39,7 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		return nil, err
 	}
 	defer done()
-	var fix func(engine.Event) // --freeze: first to see the report
-	if p.freeze {
+	if p.freeze && !remoteRun {
 		var cleanup func()
 		var err error
 		if fix, cleanup, err = p.startFreeze(&cfg); err != nil {
@@ -69,6 +80,9 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		sinks = append([]func(engine.Event){fix}, sinks...)
 	}
 	cfg.Emit = engine.Fanout(sinks...)
+	if remoteRun {
+		rsb.SetRunID(cfg.RunID) // what --keep leaves on the nodes is kept under it
+	}
 	rep := engine.Run(ctx, cfg)
 	if rec != nil {
 		if err := rec.Finish(rep); err != nil {

@@ -1,0 +1,38 @@
+package remote
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The --keep key comes over the wire: only RUN/HYP, each one plain name,
+// may become a directory under the node's kept root.
+func TestKeptDirRefusesEscapes(t *testing.T) {
+	root := "/state/remote/kept"
+	if got, err := keptDir(root, "20261201-1/fix"); err != nil || got != root+"/20261201-1/fix" {
+		t.Errorf("plain key: %q %v", got, err)
+	}
+	for _, k := range []string{"", "run", "run/", "/hyp", "../x", "run/..", "run/a/b", "./hyp", "run/a\x00"} {
+		if got, err := keptDir(root, k); err == nil {
+			t.Errorf("key %q accepted as %s", k, got)
+		}
+	}
+}
+
+func TestPruneKeptRemovesOnlyOldRuns(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"old/h", "new/h"} {
+		os.MkdirAll(filepath.Join(root, d), 0o700)
+	}
+	past := time.Now().Add(-31 * 24 * time.Hour)
+	os.Chtimes(filepath.Join(root, "old"), past, past)
+	pruneKept(root, keptFor)
+	if _, err := os.Stat(filepath.Join(root, "old")); err == nil {
+		t.Error("a kept run older than 30 days is still there")
+	}
+	if _, err := os.Stat(filepath.Join(root, "new", "h")); err != nil {
+		t.Errorf("a recent kept run was removed: %v", err)
+	}
+}
