@@ -36,3 +36,24 @@ func TestPruneKeptRemovesOnlyOldRuns(t *testing.T) {
 		t.Errorf("a recent kept run was removed: %v", err)
 	}
 }
+
+// A node that runs in place cannot isolate: a job asking for it is refused
+// there, never run without it.
+func TestIsolationRefusedOnAnInPlaceNode(t *testing.T) {
+	for _, c := range []struct {
+		mode     string
+		net, tmp string
+		refused  bool
+	}{
+		{"inplace", "isolated", "shared", true},
+		{"inplace", "host", "private", true},
+		{"inplace", "host", "shared", false},
+		{"overlay", "isolated", "private", false},
+		{"copy", "host", "private", false},
+	} {
+		err := isolationRefused(c.mode, &wireJob{Net: c.net, Tmp: c.tmp})
+		if (err != nil) != c.refused {
+			t.Errorf("%s net %s tmp %s: %v", c.mode, c.net, c.tmp, err)
+		}
+	}
+}

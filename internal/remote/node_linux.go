@@ -192,6 +192,9 @@ func serve(ctx context.Context, cancel context.CancelFunc, in *bufio.Reader, sb 
 // returns its last message. With --keep (wj.Keep) what the command wrote
 // is left under kept, where the outcome says.
 func runJob(ctx context.Context, sb engine.Sandbox, kept string, id int, wj *wireJob, send func(nodeMsg)) nodeMsg {
+	if err := isolationRefused(sb.Mode(), wj); err != nil {
+		return nodeMsg{ID: id, Error: err.Error()}
+	}
 	keepDir := ""
 	if wj.Keep != "" {
 		var err error
