@@ -464,7 +464,7 @@ func shadowPID(bin string) int {
 				continue
 			}
 			cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
-			if bytes.HasPrefix(cmdline, []byte("shadow-copy-helper")) {
+			if bytes.HasPrefix(cmdline, []byte("shadow-reaper")) {
 				continue
 			}
 			pid, _ := strconv.Atoi(filepath.Base(p))

@@ -18,7 +18,7 @@ import (
 	"github.com/shadow-dev/shadow/internal/fsutil"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/clone"
+	"github.com/shadow-dev/shadow/internal/reaper"
 	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/overlay"
 )
@@ -28,7 +28,7 @@ import (
 func TestMain(m *testing.M) {
 	maybeSeccompE2E() // copy_e2e_test.go: shadow under Docker's namespace rules
 	overlay.MaybeInit()
-	clone.MaybeHelper()
+	reaper.MaybeHelper()
 	remote.MaybeNode()
 	if os.Getenv("SHADOW_E2E_MAIN") == "1" {
 		os.Exit(dispatch(os.Args[1:]))

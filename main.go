@@ -12,8 +12,8 @@ import (
 	"os"
 
 	"github.com/shadow-dev/shadow/internal/cli"
-	"github.com/shadow-dev/shadow/internal/clone"
 	"github.com/shadow-dev/shadow/internal/quietterm"
+	"github.com/shadow-dev/shadow/internal/reaper"
 	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/overlay"
@@ -29,8 +29,9 @@ func main() {
 	// The sandbox init is this binary re-executed inside the namespaces: it
 	// must be dispatched before any flag parsing or output.
 	overlay.MaybeInit()
-	// So is copy mode's helper, which runs each command in its copy.
-	clone.MaybeHelper()
+	// So is the process helper, which runs each copy-mode and in-place
+	// command and ends every process it leaves.
+	reaper.MaybeHelper()
 	// Descriptors inherited from the caller must reach no command (issue 10).
 	overlay.CloseInheritedFDs()
 	// The node side of --remote, started over ssh by another shadow.

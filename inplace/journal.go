@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/reaper"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -45,13 +46,15 @@ type Journal struct {
 	// restored files get a fresh mtime (an old one would make make, cargo
 	// and ninja keep artifacts built from the hypothesis); before that,
 	// the original mtimes are put back too.
-	CommandStarted bool       `json:"command_started"`
-	PGID           int        `json:"pgid,omitempty"`
-	PGIDStart      uint64     `json:"pgid_start,omitempty"` // start time (clock ticks since boot) of the group leader
-	BootID         string     `json:"boot_id,omitempty"`
-	Entries        []Entry    `json:"entries"`
-	Created        []string   `json:"created_dirs"` // directories the hypothesis needed, parents first
-	Parents        []DirStamp `json:"parents"`      // existing directories whose entries change, with their mtimes
+	CommandStarted bool `json:"command_started"`
+	// Helper is the process helper the command runs under (pid and start
+	// time, in boot BootID): a replay after a crash waits for it to have
+	// ended the command's tree before it restores anything.
+	Helper  *reaper.ProcID `json:"helper,omitempty"`
+	BootID  string         `json:"boot_id,omitempty"`
+	Entries []Entry        `json:"entries"`
+	Created []string       `json:"created_dirs"` // directories the hypothesis needed, parents first
+	Parents []DirStamp     `json:"parents"`      // existing directories whose entries change, with their mtimes
 
 	dir string // the journal directory
 	key []byte // the state dir's integrity key: the manifest's MAC
@@ -216,7 +219,7 @@ func (j *Journal) writeManifest() error {
 func begin(stateDir string, job engine.Job) (*Journal, error) {
 	ws := job.Workspace
 	j := &Journal{Schema: schema, ID: newID(), Workspace: ws, Hyp: job.Hyp.Name, PID: os.Getpid(),
-		Started: time.Now().UTC(), BootID: bootID(), Created: []string{}, Parents: []DirStamp{}}
+		Started: time.Now().UTC(), BootID: reaper.BootID(), Created: []string{}, Parents: []DirStamp{}}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}

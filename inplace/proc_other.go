@@ -8,20 +8,6 @@ import (
 	"syscall"
 )
 
-func bootID() string { return "" }
-
-func killLeftovers(j *Journal) {}
-
-func procStat(pid int) (pgrp int, start uint64, ok bool) { return 0, 0, false }
-
-// Without waitid(WNOWAIT) the leader is reaped by Wait before the group is
-// signalled.
-const canWaitNoReap = false
-
-func waitExited(pid int) {}
-
-func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
-
 // mountOf is st_dev of p; no mount ids here (0).
 func mountOf(p string) (dev uint64, mnt uint64, err error) {
 	var st syscall.Stat_t
@@ -30,11 +16,6 @@ func mountOf(p string) (dev uint64, mnt uint64, err error) {
 	}
 	return uint64(st.Dev), 0, nil
 }
-
-const tagEnv = "SHADOW_INPLACE_RUN"
-
-// killTagged: no /proc here; the process group kill is all there is.
-func killTagged(tag string) {}
 
 // syncFS fsyncs each file directly in dir (no syncfs(2) here).
 func syncFS(dir string) error {

@@ -13,11 +13,16 @@
 //   - files are replaced (temporary file + rename), never written through:
 //     a hard-linked twin keeps its bytes, a symlink is replaced, not
 //     followed;
-//   - the command runs in its own process group; a timeout or Ctrl-C ends
-//     the whole group (SIGTERM, a grace period, SIGKILL);
-//   - afterwards each path is restored only if it still holds what the
-//     hypothesis wrote; one that changed (a user's edit) is left alone and
-//     reported, its original kept in the state dir;
+//   - the command runs under the process helper (internal/reaper), a child
+//     subreaper that, when the command exits, on timeout, Ctrl-C or
+//     shadow's death, ends every process the command started, setsid
+//     daemons and double forks included (SIGTERM, a grace period,
+//     SIGKILL), and only then returns (on macOS, without a subreaper, a
+//     double-forked process re-parented to launchd escapes it);
+//   - afterwards, with nothing of the command left running, each path is
+//     restored only if it still holds what the hypothesis wrote; one that
+//     changed (a user's edit) is left alone and reported, its original
+//     kept in the state dir;
 //   - the journal is removed last. A crash at any point leaves either no
 //     journal (nothing was touched) or a complete one, which the next
 //     shadow invocation on the workspace, or `shadow gc`, replays.
@@ -30,20 +35,17 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/internal/reaper"
 )
 
-// Grace is how long a command has to exit after SIGTERM before its process
-// group is killed.
+// Grace is how long a command's processes have to exit after SIGTERM
+// (timeout, cancel, or left running when it exited) before they are
+// killed.
 var Grace = 2 * time.Second
 
 // Sandbox is the in-place sandbox of one workspace.
@@ -131,6 +133,9 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	if len(job.Command) == 0 {
 		return out, errors.New("no command")
 	}
+	if err := reaper.Supported(); err != nil {
+		return out, err // nothing in the checkout changed
+	}
 	j, err := begin(s.stateDir, job)
 	if err != nil {
 		return out, err // nothing in the checkout changed
@@ -145,7 +150,11 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 			runErr = fmt.Errorf("journal: %w", err)
 		} else {
 			before := statCollect(job)
-			out.ExitCode, out.Signal, runErr = s.command(ctx, job, j)
+			var ended int
+			out.ExitCode, out.Signal, ended, runErr = s.command(ctx, job, j)
+			if ended > 0 {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("in-place mode: the command left %d process(es) running (a daemon, setsid or double fork); they were ended before the checkout was restored", ended))
+			}
 			out.Collected = collect(job, before)
 		}
 	}
@@ -182,133 +191,31 @@ func (s *Sandbox) say(r Recovered) {
 	}
 }
 
-// command runs the job's command in the subdir, in its own process group,
-// output to job.Output, until it exits or ctx ends; then it ends whatever
-// the command left in its group.
-func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit int, sig string, err error) {
+// command runs the job's command in the subdir under the process helper
+// (internal/reaper), output to job.Output, until it exits or ctx ends. The
+// helper returns only once every process the command started is gone,
+// setsid daemons and double forks included: none can write into the
+// checkout after the restore that follows.
+func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit int, sig string, ended int, err error) {
 	dir := filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir))
-	argv0, err := fsutil.LookPath(job.Command[0], pathOf(job.Env), dir)
+	st, err := reaper.Run(ctx, reaper.Command{Argv: job.Command, Dir: dir, Env: job.Env, Output: job.Output, Grace: Grace},
+		func(h reaper.ProcID) {
+			// Lets a replay after a crash wait for the helper to end the
+			// command's tree (best effort: without it the replay cannot).
+			j.Helper = &h
+			_ = j.writeManifest()
+			crashAt("during-command")
+		})
 	if err != nil {
-		return -1, "", err
+		return -1, "", 0, err
 	}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return -1, "", err
+	if st == nil { // killed before it could report (cancelled)
+		return -1, "", 0, nil
 	}
-	env := append(append([]string{}, job.Env...), tagEnv+"="+j.ID)
-	cmd := &exec.Cmd{Path: argv0, Args: job.Command, Env: env, Dir: dir, Stdout: pw, Stderr: pw}
-	cmd.SysProcAttr = sysProcAttr()
-
-	copied := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(job.Output, pr)
-		close(copied)
-	}()
-	type result struct {
-		st  *os.ProcessState
-		err error
+	if st.Ending == "" {
+		ended = st.Ended
 	}
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	done := make(chan result, 1)
-	reap := make(chan struct{})
-	go func() {
-		// Pdeathsig fires when the starting thread exits: keep it.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		if canWaitNoReap {
-			waitExited(cmd.Process.Pid)
-			close(exited)
-			<-reap
-		}
-		err := cmd.Wait()
-		if !canWaitNoReap {
-			close(exited)
-		}
-		done <- result{cmd.ProcessState, err}
-	}()
-	if err := <-started; err != nil {
-		pw.Close()
-		pr.Close()
-		<-copied
-		return -1, "", fmt.Errorf("start %s: %w", job.Command[0], err)
-	}
-	pw.Close()
-	pgid := cmd.Process.Pid
-	j.PGID = pgid
-	if _, st, ok := procStat(pgid); ok {
-		j.PGIDStart = st
-	}
-	_ = j.writeManifest() // best effort: lets a replay end what a crash left running
-	crashAt("during-command")
-
-	select {
-	case <-exited:
-	case <-ctx.Done():
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(Grace):
-		}
-	}
-	// The leader is gone (a zombie, its group id still reserved): end
-	// whatever it left in its group, which could otherwise go on writing
-	// into the checkout after the restore.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	// And whatever left the group (setsid, a daemon): it carries the tag.
-	killTagged(j.ID)
-	close(reap)
-	r := <-done
-	select {
-	case <-copied:
-	case <-time.After(2 * time.Second):
-		// A process that left the group still holds the output pipe.
-	}
-	pr.Close()
-	exit, sig = -1, ""
-	if r.st != nil {
-		if ws, ok := r.st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			sig = ws.Signal().String()
-			if name := signalName(ws.Signal()); name != "" {
-				sig = name
-			}
-		} else {
-			exit = r.st.ExitCode()
-		}
-	}
-	return exit, sig, nil
-}
-
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	}
-	return ""
-}
-
-// pathOf returns the command's PATH: the job's environment, not shadow's.
-func pathOf(env []string) string {
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	return path
+	return st.Exit, st.Signal, ended, nil
 }
 
 // statCollect notes the state of the files the engine wants to read

@@ -22,12 +22,14 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/reaper"
 )
 
 // The test binary doubles as a shadow process that gets killed: with
 // INPLACE_TEST_HELPER set to a JSON job it runs that job through a
 // Sandbox (SHADOW_TEST_CRASH_AT decides where it dies).
 func TestMain(m *testing.M) {
+	reaper.MaybeHelper()
 	if spec := os.Getenv("INPLACE_TEST_HELPER"); spec != "" {
 		var h helperJob
 		if err := json.Unmarshal([]byte(spec), &h); err != nil {

@@ -1,21 +1,19 @@
 package overlay
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/internal/reexec"
 
 	"golang.org/x/sys/unix"
 
@@ -243,98 +241,66 @@ func writeUpper(workspace, upper string, files []engine.File) error {
 }
 
 // startInit re-executes this binary as the sandbox init and waits for it.
-// It returns the init's status, or nil when the init was killed (timeout,
-// cancel) before it could report.
+// extra are handed to the init after the two pipes (ramFD). It returns the
+// init's status, or nil when the init was killed (timeout, cancel) before
+// it could report.
 func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writer, extra ...*os.File) (*initStatus, error) {
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}
-	// Both pipes are close-on-exec here (os.Pipe) and handed to the init
-	// as fds 3 and 4; the init marks them close-on-exec again before it
-	// starts the command.
+	// The configuration pipe is the init's configFD, the status pipe
+	// reexec makes its statusFD; both are close-on-exec here (os.Pipe),
+	// and the init marks them close-on-exec again before it starts the
+	// command.
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	statusR, statusW, err := os.Pipe()
+	res, err := reexec.Run(ctx, reexec.Spec{
+		Arg0: initArg0, Env: env, Output: output,
+		Files:    append([]*os.File{cfgR}, extra...), // configFD, (statusFD,) ramFD
+		StatusFD: statusFD,
+		Sys:      sysProcAttr(cfg.Net == "isolated"),
+		Started: func(int) {
+			// Our read end closed: should the init die, the write fails
+			// instead of blocking.
+			cfgR.Close()
+			// The configuration can exceed a pipe's buffer (thousands of
+			// deletions): write it while the init reads. A failed write
+			// means the init died, which its missing report says.
+			go func() {
+				_, _ = cfgW.Write(cfgJSON)
+				cfgW.Close()
+			}()
+		},
+		// SIGKILL to PID 1 of a PID namespace kills every process in it
+		// (pid_namespaces(7)).
+		Stop: func(p *os.Process, _ <-chan struct{}) { _ = p.Kill() },
+		// Processes the command left behind die with the PID namespace
+		// when the init exits, which closes the output pipe; WaitDelay
+		// only guards against the unexpected.
+		WaitDelay: 5 * time.Second,
+	})
 	if err != nil {
 		cfgR.Close()
 		cfgW.Close()
-		return nil, err
+		return nil, startError(err)
 	}
-	defer statusR.Close()
-
-	cmd := exec.Command("/proc/self/exe")
-	cmd.Args = []string{initArg0}
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = output, output
-	cmd.ExtraFiles = append([]*os.File{cfgR, statusW}, extra...) // configFD, statusFD, ramFD
-	cmd.SysProcAttr = sysProcAttr(cfg.Net == "isolated")
-	// Processes the command left behind die with the PID namespace when the
-	// init exits, which closes the output pipe; WaitDelay only guards
-	// against the unexpected.
-	cmd.WaitDelay = 5 * time.Second
-
-	// PR_SET_PDEATHSIG fires when the thread that forked the child exits
-	// (prctl(2)), so the forking goroutine keeps its thread until Wait
-	// returns.
-	type result struct {
-		st  *initStatus
-		err error
+	if len(res.Status) == 0 {
+		if res.Cancelled {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("sandbox init ended without a report: %v", res.Wait)
 	}
-	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		err := cmd.Start()
-		cfgR.Close()
-		statusW.Close()
-		if err != nil {
-			cfgW.Close()
-			done <- result{nil, startError(err)}
-			return
-		}
-		// The configuration can exceed a pipe's buffer (thousands of
-		// deletions): write it while the init reads. A failed write means
-		// the init died, which Wait reports.
-		go func() {
-			_, _ = cfgW.Write(cfgJSON)
-			cfgW.Close()
-		}()
-		waited := make(chan error, 1)
-		go func() { waited <- cmd.Wait() }()
-		var werr error
-		select {
-		case werr = <-waited:
-		case <-ctx.Done():
-			// SIGKILL to PID 1 of a PID namespace kills every process in
-			// it (pid_namespaces(7)).
-			_ = cmd.Process.Kill()
-			werr = <-waited
-		}
-		raw, _ := io.ReadAll(statusR)
-		var st initStatus
-		if len(bytes.TrimSpace(raw)) == 0 {
-			if ctx.Err() != nil {
-				done <- result{nil, nil}
-				return
-			}
-			done <- result{nil, fmt.Errorf("sandbox init ended without a report: %v", werr)}
-			return
-		}
-		if err := json.Unmarshal(raw, &st); err != nil {
-			done <- result{nil, fmt.Errorf("sandbox init report unreadable: %v", err)}
-			return
-		}
-		if st.Error != "" {
-			done <- result{&st, &InitError{Stage: st.Stage, Msg: st.Error, Errno: st.Errno}}
-			return
-		}
-		done <- result{&st, nil}
-	}()
-	r := <-done
-	return r.st, r.err
+	var st initStatus
+	if err := json.Unmarshal(res.Status, &st); err != nil {
+		return nil, fmt.Errorf("sandbox init report unreadable: %v", err)
+	}
+	if st.Error != "" {
+		return &st, &InitError{Stage: st.Stage, Msg: st.Error, Errno: st.Errno}
+	}
+	return &st, nil
 }
 
 // sysProcAttr asks for new mount and PID namespaces, plus a user namespace

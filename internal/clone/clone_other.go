@@ -13,8 +13,6 @@ import (
 // Copy mode needs a Unix process model (a helper that ends the command's
 // whole tree); elsewhere the sandbox refuses to run.
 
-func MaybeHelper() {}
-
 const SiblingDir = ".shadow-copies"
 
 type Options struct {

@@ -6,11 +6,11 @@
 // otherwise. Never hard links: a write through one would change the
 // checkout.
 //
-// The command runs under a small helper, this binary re-executed
-// (MaybeHelper, dispatched first in main), that is a child subreaper: every
-// process the command starts stays its descendant, setsid and double forks
-// included, and the helper ends them all on exit, timeout, cancel or the
-// death of shadow (PR_SET_PDEATHSIG). Beside each copy an owner file names
+// The command runs under the process helper of internal/reaper, this
+// binary re-executed, that is a child subreaper: every process the command
+// starts stays its descendant, setsid and double forks included, and the
+// helper ends them all on exit, timeout, cancel or the death of shadow
+// (PR_SET_PDEATHSIG). Beside each copy an owner file names
 // the shadow and helper processes (pid and start time), so gc can tell a
 // crashed run's copy from a live one.
 //

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/internal/reaper"
 )
 
 // ownerFile lies beside the copy (in the copy's own directory, never in
@@ -23,24 +24,11 @@ const ownerFile = "owner.json"
 // the state dir.
 const copyPrefix = "copy-"
 
-// procID is a process as gc can recognise it again: a pid alone may have
-// been recycled, a pid with its start time (and the boot) cannot.
-type procID struct {
-	PID   int    `json:"pid"`
-	Start uint64 `json:"start"`
-}
-
 type owner struct {
-	Boot      string  `json:"boot"`
-	Workspace string  `json:"workspace"`
-	Shadow    procID  `json:"shadow"`
-	Helper    *procID `json:"helper,omitempty"`
-}
-
-func self() procID {
-	pid := os.Getpid()
-	st, _ := procStart(pid)
-	return procID{PID: pid, Start: st}
+	Boot      string         `json:"boot"`
+	Workspace string         `json:"workspace"`
+	Shadow    reaper.ProcID  `json:"shadow"` // pid and start time: a pid alone may have been recycled
+	Helper    *reaper.ProcID `json:"helper,omitempty"`
 }
 
 func (o owner) write(dir string) error {
@@ -53,14 +41,6 @@ func (o owner) write(dir string) error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, ownerFile))
-}
-
-func (p procID) alive() bool {
-	if p.PID <= 0 {
-		return false
-	}
-	st, ok := procStart(p.PID)
-	return ok && st == p.Start
 }
 
 // inUse says why the copy in dir must stay, or "".
@@ -78,13 +58,13 @@ func inUse(dir string, minAge time.Duration) string {
 	if json.Unmarshal(b, &o) != nil {
 		return ""
 	}
-	if o.Boot != "" && o.Boot != bootID() {
+	if o.Boot != "" && o.Boot != reaper.BootID() {
 		return "" // made before the last reboot: nothing of it runs
 	}
-	if o.Shadow.alive() {
+	if o.Shadow.Alive() {
 		return "in use by shadow (pid " + strconv.Itoa(o.Shadow.PID) + ")"
 	}
-	if o.Helper != nil && o.Helper.alive() {
+	if o.Helper != nil && o.Helper.Alive() {
 		return "its helper (pid " + strconv.Itoa(o.Helper.PID) + ") is still ending the command's processes"
 	}
 	return ""

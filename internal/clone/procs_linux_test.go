@@ -5,7 +5,14 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/shadow-dev/shadow/internal/procfs"
 )
+
+func zombie(pid int) bool {
+	f, ok := procfs.StatFields(pid)
+	return !ok || len(f) == 0 || f[0] == "Z" || f[0] == "X"
+}
 
 // marked lists living processes whose environment holds mark.
 func marked(mark string) []int {
@@ -20,7 +27,7 @@ func marked(mark string) []int {
 		if err != nil || !bytes.Contains(b, []byte(mark)) {
 			continue
 		}
-		if f, ok := statFields(pid); ok && len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+		if zombie(pid) {
 			continue
 		}
 		pids = append(pids, pid)
@@ -38,7 +45,7 @@ func killAll(pids []int) {
 		time.Sleep(20 * time.Millisecond)
 		var next []int
 		for _, p := range pids {
-			if _, ok := procStart(p); ok && !zombie(p) {
+			if _, ok := procfs.StatFields(p); ok && !zombie(p) {
 				next = append(next, p)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/internal/reaper"
 )
 
 // Options shape what a copy holds and how its command is ended.
@@ -77,7 +78,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	// Registered before anything can fail half-way; it runs after the
 	// helper has ended every process that could still write there.
 	defer s.removeDir(dir)
-	own := owner{Boot: bootID(), Workspace: job.Workspace, Shadow: self()}
+	own := owner{Boot: reaper.BootID(), Workspace: job.Workspace, Shadow: reaper.Self()}
 	if err := own.write(dir); err != nil {
 		return out, fmt.Errorf("write the owner file of %s: %w", dir, err)
 	}
@@ -127,7 +128,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	for i, a := range job.Command {
 		argv[i] = rebaseArg(a, job.Workspace, tree)
 	}
-	st, err := startHelper(ctx, helperConfig{Argv: argv, Dir: cwd, Parent: os.Getpid(), Grace: s.opts.Grace}, env, job.Output, func(h procID) {
+	st, err := reaper.Run(ctx, reaper.Command{Argv: argv, Dir: cwd, Env: env, Output: job.Output, Grace: s.opts.Grace}, func(h reaper.ProcID) {
 		own.Helper = &h
 		_ = own.write(dir)
 	})

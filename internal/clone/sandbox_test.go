@@ -20,10 +20,11 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/reaper"
 )
 
 func TestMain(m *testing.M) {
-	MaybeHelper()
+	reaper.MaybeHelper()
 	if os.Getenv(orphanEnv) != "" {
 		os.Exit(runOrphanParent())
 	}

@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package clone
+package reaper
 
 import (
 	"encoding/json"
@@ -17,22 +17,22 @@ import (
 
 // helperArg0 is argv[0] of the re-executed binary; MaybeHelper dispatches
 // on it.
-const helperArg0 = "shadow-copy-helper"
+const helperArg0 = "shadow-reaper"
 
 // helperEnv carries the helper's configuration (JSON); the helper removes
 // it from the environment before starting the command.
-const helperEnv = "SHADOW_COPY_HELPER"
+const helperEnv = "SHADOW_REAPER"
 
-// helperConfig is what Sandbox.Run tells the helper.
+// helperConfig is what Run tells the helper.
 type helperConfig struct {
 	Argv   []string      `json:"argv"`
-	Dir    string        `json:"dir"`    // the command's working directory, in the copy
+	Dir    string        `json:"dir"`    // the command's working directory
 	Parent int           `json:"parent"` // shadow's pid: gone means shadow died
 	Grace  time.Duration `json:"grace"`  // SIGTERM to SIGKILL
 }
 
-// helperStatus is what the helper reports on fd 3 before it exits.
-type helperStatus struct {
+// Status is what the helper reports on fd 3 before it exits.
+type Status struct {
 	Stage  string `json:"stage,omitempty"` // step that failed, when Error is set
 	Error  string `json:"error,omitempty"`
 	Exit   int    `json:"exit"`
@@ -46,10 +46,10 @@ type helperStatus struct {
 	Ending string `json:"ending,omitempty"`
 }
 
-// MaybeHelper runs the copy-mode helper and exits if this process was
-// started as one; otherwise it returns at once. main (and TestMain of
-// packages whose tests run copy-mode sandboxes) must call it before
-// anything else.
+// MaybeHelper runs the helper and exits if this process was started as
+// one; otherwise it returns at once. main (and TestMain of packages whose
+// tests run copy-mode or in-place sandboxes) must call it before anything
+// else.
 func MaybeHelper() {
 	if len(os.Args) == 0 || os.Args[0] != helperArg0 {
 		return
@@ -65,14 +65,14 @@ func runHelper() int {
 	// report, and a daemon holding it would keep shadow waiting.
 	unix.CloseOnExec(3)
 	status := os.NewFile(3, "status")
-	report := func(st helperStatus) {
+	report := func(st Status) {
 		if status != nil {
 			_ = json.NewEncoder(status).Encode(st)
 		}
 	}
 	var cfg helperConfig
 	if err := json.Unmarshal([]byte(os.Getenv(helperEnv)), &cfg); err != nil || len(cfg.Argv) == 0 {
-		report(helperStatus{Stage: "config", Error: "unreadable helper configuration"})
+		report(Status{Stage: "config", Error: "unreadable helper configuration"})
 		return 125
 	}
 	os.Unsetenv(helperEnv)
@@ -81,24 +81,24 @@ func runHelper() int {
 	// however they fork or setsid they stay below the helper, where
 	// descendants() finds them.
 	if err := becomeSubreaper(); err != nil {
-		report(helperStatus{Stage: "become a child subreaper", Error: err.Error()})
+		report(Status{Stage: "become a child subreaper", Error: err.Error()})
 		return 125
 	}
 	sigc := make(chan os.Signal, 8)
 	signal.Notify(sigc, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGCHLD)
 	// Shadow may have died between fork and PR_SET_PDEATHSIG taking hold.
 	if cfg.Parent != 0 && os.Getppid() != cfg.Parent {
-		report(helperStatus{Stage: "start", Error: "shadow ended before the command started"})
+		report(Status{Stage: "start", Error: "shadow ended before the command started"})
 		return 125
 	}
 	argv0, err := fsutil.LookPath(cfg.Argv[0], os.Getenv("PATH"), cfg.Dir)
 	if err != nil {
-		report(helperStatus{Stage: "start command", Error: err.Error()})
+		report(Status{Stage: "start command", Error: err.Error()})
 		return 127
 	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
-		report(helperStatus{Stage: "start command", Error: err.Error()})
+		report(Status{Stage: "start command", Error: err.Error()})
 		return 125
 	}
 	pid, err := syscall.ForkExec(argv0, cfg.Argv, &syscall.ProcAttr{
@@ -108,10 +108,10 @@ func runHelper() int {
 	})
 	devnull.Close()
 	if err != nil {
-		report(helperStatus{Stage: "start command", Error: "start " + cfg.Argv[0] + ": " + err.Error()})
+		report(Status{Stage: "start command", Error: "start " + cfg.Argv[0] + ": " + err.Error()})
 		return 126
 	}
-	st := helperStatus{Exit: -1}
+	st := Status{Exit: -1}
 	parentGone := watchParent(cfg.Parent)
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -202,7 +202,7 @@ func endTree(cmd int, grace time.Duration, onCmd func(unix.WaitStatus)) int {
 		}
 	}
 	reap()
-	live := descendants()
+	live := descendants(os.Getpid())
 	if len(live) == 0 {
 		return 0
 	}
@@ -215,7 +215,7 @@ func endTree(cmd int, grace time.Duration, onCmd func(unix.WaitStatus)) int {
 	for time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		reap()
-		if len(descendants()) == 0 {
+		if len(descendants(os.Getpid())) == 0 {
 			return len(seen)
 		}
 	}
@@ -224,7 +224,7 @@ func endTree(cmd int, grace time.Duration, onCmd func(unix.WaitStatus)) int {
 	// fatal signal pending), so each round the tree shrinks; the bound
 	// only guards against the impossible.
 	for round := 0; round < 2000; round++ {
-		live = descendants()
+		live = descendants(os.Getpid())
 		if len(live) == 0 {
 			break
 		}

@@ -1,4 +1,4 @@
-package clone
+package reaper
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shadow-dev/shadow/internal/procfs"
 )
 
 func becomeSubreaper() error {
@@ -25,13 +27,11 @@ func commandAttr() *syscall.SysProcAttr {
 // dies (set by Sandbox.Run), which the signal loop handles.
 func watchParent(parent int) <-chan struct{} { return nil }
 
-// descendants lists the helper's living descendants (zombies left out:
-// they are reaped, not signalled), walking /proc/PID/task/TID/children
-// (proc(5), present since Linux 3.5 with CONFIG_PROC_CHILDREN) from the
-// helper down; without those files, by the parent field of every
-// /proc/PID/stat.
-func descendants() []int {
-	self := os.Getpid()
+// descendants lists root's living descendants (zombies left out: they
+// are reaped, not signalled), walking /proc/PID/task/TID/children
+// (proc(5), present since Linux 3.5 with CONFIG_PROC_CHILDREN) from root
+// down; without those files, by the parent field of every /proc/PID/stat.
+func descendants(self int) []int {
 	if _, err := os.Stat("/proc/" + strconv.Itoa(self) + "/task/" + strconv.Itoa(self) + "/children"); err != nil {
 		return descendantsByStat(self)
 	}
@@ -64,7 +64,7 @@ func descendants() []int {
 }
 
 func zombie(pid int) bool {
-	f, ok := statFields(pid)
+	f, ok := procfs.StatFields(pid)
 	return !ok || len(f) == 0 || f[0] == "Z" || f[0] == "X"
 }
 
@@ -77,7 +77,7 @@ func descendantsByStat(self int) []int {
 		if err != nil {
 			continue
 		}
-		f, ok := statFields(pid)
+		f, ok := procfs.StatFields(pid)
 		if !ok || len(f) < 2 {
 			continue
 		}
@@ -100,10 +100,6 @@ func descendantsByStat(self int) []int {
 	return out
 }
 
-// selfExe: /proc/self/exe names this very binary even if its file was
-// replaced or removed since it started.
-func selfExe() (string, error) { return "/proc/self/exe", nil }
-
 // helperAttr: the helper starts a session of its own (the terminal's
 // signals go to shadow, which ends runs itself) and gets SIGTERM when the
 // thread of shadow that started it dies, which it handles by ending the
@@ -111,3 +107,12 @@ func selfExe() (string, error) { return "/proc/self/exe", nil }
 func helperAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
 }
+
+// procStart is a process's start time in clock ticks since boot, field 22
+// of /proc/PID/stat (proc(5)).
+func procStart(pid int) (uint64, bool) {
+	st, ok := procfs.ReadStat(pid)
+	return st.Start, ok
+}
+
+func bootID() string { return procfs.BootID() }

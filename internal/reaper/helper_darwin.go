@@ -1,7 +1,8 @@
-package clone
+package reaper
 
 import (
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -30,9 +31,9 @@ func watchParent(parent int) <-chan struct{} {
 	return c
 }
 
-// descendants lists the helper's living descendants from the kernel's
-// process table (kern.proc.all), by parent pid.
-func descendants() []int {
+// descendants lists root's living descendants from the kernel's process
+// table (kern.proc.all), by parent pid.
+func descendants(root int) []int {
 	procs, err := unix.SysctlKinfoProcSlice("kern.proc.all")
 	if err != nil {
 		return nil
@@ -45,7 +46,7 @@ func descendants() []int {
 		zombie[pid] = p.Proc.P_stat == 5 // SZOMB
 	}
 	var out []int
-	queue := []int{os.Getpid()}
+	queue := []int{root}
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
@@ -62,8 +63,30 @@ func descendants() []int {
 	return out
 }
 
-func selfExe() (string, error) { return os.Executable() }
-
 // helperAttr: a session of its own; shadow's death is seen by polling
 // (watchParent).
 func helperAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// procStart is a process's start time in microseconds since the epoch
+// (kern.proc.pid's p_starttime).
+func procStart(pid int) (uint64, bool) {
+	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil || kp.Proc.P_pid != int32(pid) {
+		return 0, false
+	}
+	t := kp.Proc.P_starttime
+	return uint64(t.Sec)*1e6 + uint64(t.Usec), true
+}
+
+func bootID() string {
+	tv, err := unix.SysctlTimeval("kern.boottime")
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(int64(tv.Sec), 10)
+}
+
+func zombie(pid int) bool {
+	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	return err != nil || kp.Proc.P_pid != int32(pid) || kp.Proc.P_stat == 5 // SZOMB
+}

@@ -1,0 +1,144 @@
+//go:build unix
+
+// Package reexec starts this binary again as one of shadow's hidden helper
+// processes (the overlay init, the process reaper) and waits for it. The
+// helpers differ in what they are told and how they are isolated; the
+// start and wait mechanics are the same and live here:
+//
+//   - the helper's report comes back on a status pipe, whose write end is
+//     the helper's fd StatusFD (3 unless the caller says otherwise); the
+//     helper marks it close-on-exec so the command never holds it;
+//   - the forking goroutine keeps its OS thread until Wait returns:
+//     PR_SET_PDEATHSIG fires when the *thread* that forked the child
+//     exits, not the process (prctl(2)), and Go may end an unlocked thread
+//     at any time;
+//   - a cancelled context ends the helper the caller's way (Stop);
+//   - WaitDelay bounds the wait for the output pipe, should a process the
+//     helper failed to end still hold it.
+package reexec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// Spec is one helper to start.
+type Spec struct {
+	Arg0   string // argv[0]: the re-executed binary dispatches on it
+	Dir    string // working directory ("" = shadow's)
+	Env    []string
+	Output io.Writer // the helper's stdout and stderr
+	// Files become the helper's fds 3, 4, ..., with the status pipe's
+	// write end inserted at StatusFD (default: after them). They stay the
+	// caller's to close.
+	Files    []*os.File
+	StatusFD int
+	Sys      *syscall.SysProcAttr
+	// Started runs once the helper runs, with its pid.
+	Started func(pid int)
+	// Stop ends the helper when the context is done. exited is closed
+	// when the helper has exited; Stop may wait on it before it escalates.
+	// Nil: SIGKILL.
+	Stop func(p *os.Process, exited <-chan struct{})
+	// WaitDelay: how long Wait waits for the output pipe to close after
+	// the helper exited (default 5s).
+	WaitDelay time.Duration
+}
+
+// Result is how the helper ended.
+type Result struct {
+	// Status is what the helper wrote on its status pipe, trimmed; empty
+	// when it wrote nothing (killed before it could report).
+	Status []byte
+	// Wait is exec.Cmd.Wait's error (the helper's exit status).
+	Wait error
+	// Cancelled: the context ended before the helper exited, and Stop ran.
+	Cancelled bool
+}
+
+// Run starts the helper and waits for it. The error is exec's failure to
+// start it (fork, exec, namespaces refused); everything after that is in
+// the Result.
+func Run(ctx context.Context, s Spec) (Result, error) {
+	at := len(s.Files)
+	if s.StatusFD != 0 {
+		at = s.StatusFD - 3
+	}
+	if at < 0 || at > len(s.Files) {
+		return Result{}, fmt.Errorf("reexec: status fd %d with %d extra files", s.StatusFD, len(s.Files))
+	}
+	exe, err := Self()
+	if err != nil {
+		return Result{}, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return Result{}, err
+	}
+	defer statusR.Close()
+	cmd := exec.Command(exe)
+	cmd.Args = []string{s.Arg0}
+	cmd.Dir = s.Dir
+	cmd.Env = s.Env
+	cmd.Stdout, cmd.Stderr = s.Output, s.Output
+	files := append([]*os.File{}, s.Files[:at]...)
+	files = append(files, statusW)
+	cmd.ExtraFiles = append(files, s.Files[at:]...)
+	cmd.SysProcAttr = s.Sys
+	cmd.WaitDelay = s.WaitDelay
+	if cmd.WaitDelay <= 0 {
+		cmd.WaitDelay = 5 * time.Second
+	}
+	stop := s.Stop
+	if stop == nil {
+		stop = func(p *os.Process, _ <-chan struct{}) { _ = p.Kill() }
+	}
+
+	type outcome struct {
+		r   Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		// PR_SET_PDEATHSIG fires when the thread that forked the child
+		// exits (prctl(2)): keep this goroutine's thread until Wait.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		statusW.Close()
+		if err != nil {
+			done <- outcome{err: err}
+			return
+		}
+		if s.Started != nil {
+			s.Started(cmd.Process.Pid)
+		}
+		var r Result
+		waited := make(chan error, 1)
+		exited := make(chan struct{})
+		go func() {
+			err := cmd.Wait()
+			close(exited)
+			waited <- err
+		}()
+		select {
+		case r.Wait = <-waited:
+		case <-ctx.Done():
+			r.Cancelled = true
+			stop(cmd.Process, exited)
+			r.Wait = <-waited
+		}
+		raw, _ := io.ReadAll(statusR)
+		r.Status = bytes.TrimSpace(raw)
+		done <- outcome{r: r}
+	}()
+	o := <-done
+	return o.r, o.err
+}
