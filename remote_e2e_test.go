@@ -970,3 +970,41 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// --mode is asked of every node: a node that cannot give it is reported
+// and its work goes to the others, one that can runs in that mode.
+func TestE2ERemoteModeIsAskedOfTheNodes(t *testing.T) {
+	r := newRemoteEnvWith(t, map[string]string{"n1": "SetEnv SHADOW_TEST_NO_USERNS=1"}, "n1", "n2")
+	r.write("v.txt", "bad\n", 0o644)
+	r.write("delay", "0\n", 0o644)
+	spec := r.spec(map[string]any{"hypotheses": []any{hypWith("good", "0", "good"), hypWith("bad", "0", "")}})
+	out, stderr, code := r.shadowRemote("--headless", "--json", "--mode", "overlay", "--remote", "n1,n2", "-C", r.ws, spec, "--", "sh", "-c", delayCheck)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
+	}
+	if !strings.Contains(stderr, "node n1: overlay mode is unavailable there") {
+		t.Errorf("n1's refusal is not reported:\n%s", stderr)
+	}
+	for _, h := range r.report(out).Hypotheses {
+		if h.Node != "n2" || h.Mode != "overlay" {
+			t.Errorf("--mode overlay: %s ran on %q in %s", h.Name, h.Node, h.Mode)
+		}
+	}
+	out, stderr, code = r.shadowRemote("--headless", "--json", "--mode", "overlay", "--remote", "n1", "-C", r.ws, spec, "--", "sh", "-c", delayCheck)
+	if code != 3 || !strings.Contains(stderr, "node n1: overlay mode is unavailable there") {
+		t.Errorf("--mode overlay on a node without it: exit %d\n%s", code, stderr)
+	}
+	for _, mode := range []string{"copy", "inplace"} {
+		out, stderr, code = r.shadowRemote("--headless", "--json", "--mode", mode, "--remote", "n2", "-C", r.ws, spec, "--", "sh", "-c", delayCheck)
+		if code != 0 {
+			t.Fatalf("--mode %s: exit %d\nstderr: %s\n%s", mode, code, stderr, out)
+		}
+		for _, h := range r.report(out).Hypotheses {
+			if h.Node != "n2" || h.Mode != mode {
+				t.Errorf("--mode %s: %s ran on %q in %s", mode, h.Name, h.Node, h.Mode)
+			}
+		}
+	}
+	r.waitNodeIdle("n1")
+	r.waitNodeIdle("n2")
+}

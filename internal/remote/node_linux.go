@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -95,13 +96,22 @@ func nodeHold(ws string) int {
 	}
 	send(nodeMsg{Locked: true})
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
-	if line, err := in.ReadString('\n'); err != nil || strings.TrimSpace(line) != "synced" {
+	line, err := in.ReadString('\n')
+	synced := strings.Fields(line) // "synced [MODE]": MODE is --mode
+	if err != nil || len(synced) == 0 || synced[0] != "synced" {
 		return 0 // the local side gave up before or during the sync
 	}
 	if err := setLock(f, unix.F_RDLCK); err != nil {
 		return fail(fmt.Errorf("share the mirror lock of %s: %w", ws, err))
 	}
-	sb, v := nodeSandbox(store, ws)
+	mode := "auto"
+	if len(synced) > 1 {
+		mode = synced[1]
+	}
+	sb, v, err := nodeSandbox(store, ws, mode)
+	if err != nil {
+		return fail(err)
+	}
 	send(nodeMsg{Mode: sb.Mode(), Reason: v.Reason, CPUs: runtime.NumCPU()})
 	kept := keptRoot(store)
 	pruneKept(kept, keptFor)
@@ -240,10 +250,11 @@ func setLock(f *os.File, typ int16) error {
 	}
 }
 
-// nodeSandbox is this node's best sandbox for the mirror at ws, as its own
-// probe says: overlay shadows, else a copy of the mirror per hypothesis,
-// else in place in the mirror (journaled and restored, one at a time).
-func nodeSandbox(store snap.Store, ws string) (engine.Sandbox, overlay.Verdict) {
+// nodeSandbox is the sandbox --mode asks for on this node (auto: its best,
+// as its own probe says: overlay shadows, else a copy of the mirror per
+// hypothesis, else in place in the mirror, journaled and restored, one at
+// a time). A mode the node cannot give is refused, as locally.
+func nodeSandbox(store snap.Store, ws, mode string) (engine.Sandbox, overlay.Verdict, error) {
 	base := store.SandboxDir()
 	if rel, err := filepath.Rel(ws, base); err == nil && !strings.HasPrefix(rel, "..") {
 		base = overlay.TmpSandboxes()
@@ -258,13 +269,30 @@ func nodeSandbox(store snap.Store, ws string) (engine.Sandbox, overlay.Verdict) 
 	if bin := filepath.Dir(filepath.Dir(exe)); filepath.Base(bin) == "bin" && filepath.Base(filepath.Dir(bin)) == "shadow" {
 		hidden = append(hidden, bin)
 	}
+	cb := clone.Base(store.SandboxDir(), ws)
+	switch mode {
+	case "inplace":
+		return inplace.New(store.WorkspaceDir(ws), io.Discard), overlay.Verdict{Mode: "inplace", Reason: "asked for with --mode inplace"}, nil
+	case "copy":
+		if err := clone.Usable(cb, ws); err != nil {
+			return nil, v, fmt.Errorf("copy mode is unavailable there: %v", err)
+		}
+		return clone.New(cb, clone.Options{Exclude: hidden}), v, nil
+	}
 	if v.Mode == "overlay" {
-		return overlay.New(v.Upper, v.Options).Mask(hidden...), v
+		return overlay.New(v.Upper, v.Options).Mask(hidden...), v, nil
 	}
-	if cb := clone.Base(store.SandboxDir(), ws); clone.Usable(cb, ws) == nil {
-		return clone.New(cb, clone.Options{Exclude: hidden}), v
+	if mode == "overlay" {
+		msg := "overlay mode is unavailable there: " + v.Reason
+		if v.Fix != "" {
+			msg += " (fix: " + v.Fix + ")"
+		}
+		return nil, v, errors.New(msg)
 	}
-	return inplace.New(store.WorkspaceDir(ws), io.Discard), v
+	if clone.Usable(cb, ws) == nil {
+		return clone.New(cb, clone.Options{Exclude: hidden}), v, nil
+	}
+	return inplace.New(store.WorkspaceDir(ws), io.Discard), v, nil
 }
 
 type writerFunc func([]byte) (int, error)

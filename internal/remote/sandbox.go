@@ -33,7 +33,11 @@ type Options struct {
 	// the sync manifests, and is never mirrored.
 	StateRoot string
 	Version   string
-	Notices   io.Writer
+	// Mode is --mode for the nodes: "" or auto lets each node pick its
+	// best sandbox; overlay, copy or inplace is asked of every node, and a
+	// node that cannot give it fails (is reported, its work moves).
+	Mode    string
+	Notices io.Writer
 	// Local runs the hypotheses given to the node named "local"; nil when
 	// no node has that name.
 	Local engine.Sandbox
@@ -397,7 +401,11 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 	if err := man.write(now); err != nil {
 		return fmt.Errorf("record the sync manifest %s: %w", man, err)
 	}
-	if _, err := io.WriteString(in, "synced\n"); err != nil {
+	mode := s.o.Mode
+	if mode == "" {
+		mode = "auto"
+	}
+	if _, err := io.WriteString(in, "synced "+mode+"\n"); err != nil {
 		return fmt.Errorf("shadow there ended: %s", strings.TrimSpace(stderr.String()))
 	}
 	r, err := next("probing its sandbox")

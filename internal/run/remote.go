@@ -53,7 +53,7 @@ func ParseRemote(s string) []string {
 // where; --freeze syncs every mirror from one copy taken at the start
 // (startRemoteFreeze).
 func newRemoteSandbox(o *Options, nodes []engine.RemoteNode, store snap.Store, ws string, local func() (engine.Sandbox, error)) (engine.Sandbox, error) {
-	ro := remote.Options{Nodes: nodes, Dir: o.RemoteDir, Workspace: ws, StateRoot: store.Root, Version: o.Version, Notices: o.notices()}
+	ro := remote.Options{Nodes: nodes, Dir: o.RemoteDir, Workspace: ws, StateRoot: store.Root, Version: o.Version, Mode: string(o.Mode), Notices: o.notices()}
 	for _, n := range nodes {
 		if n.Node == remote.LocalNode {
 			sb, err := local()
