@@ -884,8 +884,9 @@ func TestE2ERemoteKeep(t *testing.T) {
 
 // --freeze with --remote: the mirrors are synced from one copy taken at
 // the start, so an edit made here while a node still waits for its mirror
-// lock (another run holds it) reaches no node, and the report is frozen
-// and not stale. Without the freeze, the late node syncs the edit.
+// lock (another run holds it) reaches no node, nor the node "local" (its
+// jobs start after every node is ready), and the report is frozen and not
+// stale. Without the freeze, the late node syncs the edit.
 func TestE2ERemoteFreeze(t *testing.T) {
 	r := newRemoteEnv(t, "n1", "n2")
 	r.write("v.txt", "one\n", 0o644)
@@ -906,8 +907,10 @@ func TestE2ERemoteFreeze(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	spec := r.spec(map[string]any{
-		"hypotheses": []any{map[string]any{"name": "x"}, map[string]any{"name": "y", "edits": []any{map[string]any{"path": "y.txt", "content": "y\n"}}}},
-		"remote":     []any{map[string]any{"node": "n1", "jobs": 1}, map[string]any{"node": "n2", "jobs": 1}},
+		"hypotheses": []any{map[string]any{"name": "x"}, map[string]any{"name": "y", "edits": []any{map[string]any{"path": "y.txt", "content": "y\n"}}},
+			map[string]any{"name": "z", "edits": []any{map[string]any{"path": "z.txt", "content": "z\n"}}}},
+		// "local" runs its share here, over the same copy.
+		"remote": []any{map[string]any{"node": "n1", "jobs": 1}, map[string]any{"node": "n2", "jobs": 1}, map[string]any{"node": "local", "jobs": 1}},
 	})
 	b := r.cmd("--headless", "--json", "--freeze", "-C", r.ws, spec, "--", "cat", "v.txt")
 	b.Env = append(b.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
@@ -938,8 +941,8 @@ func TestE2ERemoteFreeze(t *testing.T) {
 			t.Errorf("%s on %s saw v.txt = %q: the edit made after the start reached it", h.Name, h.Node, h.OutputTail)
 		}
 	}
-	if !nodes["n1"] || !nodes["n2"] {
-		t.Errorf("the hypotheses ran on %v, want both nodes", nodes)
+	if !nodes["n1"] || !nodes["n2"] || !nodes[""] {
+		t.Errorf("the hypotheses ran on %v, want both nodes and this machine", nodes)
 	}
 	if !rep.Frozen || rep.Stale || len(rep.StalePaths) != 0 {
 		t.Errorf("frozen %v stale %v %v", rep.Frozen, rep.Stale, rep.StalePaths)

@@ -7,7 +7,8 @@
 #      against the same run locally: first run (binary copied, full sync,
 #      cold Go build cache there) and second run (mirror and caches warm);
 #   2. 8 sleep-bound hypotheses (sleep 2) on two nodes of 2 slots each
-#      against one node of 2 slots.
+#      against one node of 2 slots;
+#   3. --freeze on a warm node against the same run without it.
 # Loopback ssh measures shadow's fixed cost (handshake, sync, transfer),
 # not a network's latency. Needs root (sshd, mount namespaces).
 # usage: sudo bench/remote.sh [ROUNDS]   (default 3)
@@ -103,4 +104,14 @@ for i in $(seq "$rounds"); do
   one=$(run "$tmp/s1.json" -j 2 --remote n2 -C "$tmp/co/sleep" "$tmp/sleep.json" -- sleep 2)
   two=$(run "$tmp/s2.json" -j 4 --remote n2,n3 -C "$tmp/co/sleep" "$tmp/sleep.json" -- sleep 2)
   printf 'round %s: one node %ss, two nodes %ss (nodes used: %s)\n' "$i" "$one" "$two" "$(jq -r '[.hypotheses[].node] | group_by(.) | map("\(.[0])×\(length)") | join(" ")' "$tmp/s2.json")"
+done
+
+echo "== 3. --freeze on a warm node: the demo checkout, command true, with and without"
+# --freeze copies the sources here first and syncs the mirror from the
+# copy, with .git sent by a second rsync over the same master.
+run "$tmp/f0.json" --remote n1 -C "$tmp/co/demo" "$tmp/plus.json" -- true >/dev/null  # warm
+for i in $(seq "$rounds"); do
+  plain=$(run "$tmp/f1.json" --remote n1 -C "$tmp/co/demo" "$tmp/plus.json" -- true)
+  frozen=$(run "$tmp/f2.json" --freeze --remote n1 -C "$tmp/co/demo" "$tmp/plus.json" -- true)
+  printf 'round %s: plain %ss (sync %s), --freeze %ss (sync %s, frozen=%s)\n' "$i" "$plain" "$(sync_of "$tmp/f1.json")" "$frozen" "$(sync_of "$tmp/f2.json")" "$(jq -r '.frozen' "$tmp/f2.json")"
 done
