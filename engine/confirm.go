@@ -17,8 +17,9 @@ const maxConfirmed = 3
 // the sandbox allows, within -j). A leader that fails a rerun leaves the
 // first tier (it ranks first among the failed) and the next is tried, at
 // most maxConfirmed in all. A confirmed leader is marked so; results are
-// ranked again after each round.
-func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results []*Result, now func() time.Time) {
+// ranked again after each round. It returns the sandbox's Exhausted error
+// when that cut the reruns short: no leader is confirmed then.
+func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results []*Result, now func() time.Time) error {
 	byName := map[string]Hypothesis{}
 	for _, h := range cfg.Hyps {
 		byName[h.Name] = h
@@ -32,7 +33,7 @@ func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results [
 	for tried := 0; tried < maxConfirmed && ctx.Err() == nil; tried++ {
 		lead := Leader(results)
 		if lead == nil {
-			return
+			return nil
 		}
 		targets := []*Result{lead}
 		if !baseDone && base != lead {
@@ -41,16 +42,20 @@ func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results [
 		baseDone = true
 		rerun(ctx, cfg, em, jd, byName, targets, jobs, now)
 		if ctx.Err() != nil {
-			return
+			return nil
+		}
+		if err := exhausted(cfg.Sandbox); err != nil {
+			return err // fewer reruns than asked for confirm nothing
 		}
 		if lead.Passes == lead.Runs {
 			lead.confirmed = true
 		}
 		Rank(results, cfg.Hyps)
 		if lead.confirmed {
-			return
+			return nil
 		}
 	}
+	return nil
 }
 
 // rerun runs each target cfg.Confirm more times, at most jobs at once, and
@@ -80,7 +85,10 @@ func rerun(ctx context.Context, cfg *Config, em *emitter, jd *judge, hyps map[st
 				aem := em.forAttempt(n)
 				runOne(ctx, cfg, aem, jd, h, ar, now)
 				mu.Lock()
-				merge(r, ar, r == targets[0], ctx.Err() != nil)
+				// A rerun the sandbox could not finish (every remote
+				// node failed) says nothing of the candidate.
+				lost := ar.Status == StatusError && exhausted(cfg.Sandbox) != nil
+				merge(r, ar, r == targets[0], ctx.Err() != nil || lost)
 				rc := *r
 				mu.Unlock()
 				aem.emit(Event{Kind: KindHypFinished, Hyp: r.Name, Result: &rc})

@@ -14,8 +14,10 @@ type dyingSandbox struct {
 	mu   sync.Mutex
 	dead bool
 	ran  []string
-	// dieAfter passes, then the sandbox is exhausted.
-	dieAfter string
+	// dieAfter passes, then the sandbox is exhausted; so is it after
+	// dieAfterRuns runs, when that is set.
+	dieAfter     string
+	dieAfterRuns int
 }
 
 func (d *dyingSandbox) Mode() string   { return "remote" }
@@ -32,7 +34,7 @@ func (d *dyingSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
 		return Outcome{ExitCode: -1}, errors.New("node n1 failed under it")
 	}
 	job.Output.Write([]byte("ok t1\n"))
-	d.dead = job.Hyp.Name == d.dieAfter
+	d.dead = job.Hyp.Name == d.dieAfter || len(d.ran) == d.dieAfterRuns
 	return Outcome{ExitCode: 0}, nil
 }
 
@@ -94,5 +96,27 @@ func TestExhaustedAfterTheLastHypothesisIsNoError(t *testing.T) {
 	rep := Run(context.Background(), cfg)
 	if rep.Error != "" || rep.Winner == nil || sb.Exhausted() == nil {
 		t.Errorf("error %q winner %v", rep.Error, rep.Winner)
+	}
+}
+
+// --confirm's reruns cut short by the sandbox's end confirm nothing and
+// demote nothing: the leader stays passed, unconfirmed, no winner is
+// named, and the report says why.
+func TestConfirmCutShortByTheSandboxConfirmsNothing(t *testing.T) {
+	sb := &dyingSandbox{dieAfterRuns: 3}
+	cfg, _ := testConfig(t, sb, hyp("base"), hyp("fix", file("lib.rs", "fixed\n")))
+	cfg.Jobs, cfg.Confirm = 1, 2
+	rep := Run(context.Background(), cfg)
+	var fix *Result
+	for _, h := range rep.Hypotheses {
+		if h.Name == "fix" {
+			fix = h
+		}
+	}
+	if rep.Error == "" || rep.Winner != nil {
+		t.Errorf("error %q winner %v", rep.Error, rep.Winner)
+	}
+	if fix.Status != StatusPassed || fix.Runs != fix.Passes {
+		t.Errorf("fix: status %s, %d of %d runs passed: a lost rerun counted against it", fix.Status, fix.Passes, fix.Runs)
 	}
 }

@@ -138,7 +138,9 @@ func Run(ctx context.Context, cfg Config) *Report {
 		}
 	}
 	if cfg.Confirm > 0 && ctx.Err() == nil && rep.Error == "" {
-		confirm(ctx, &cfg, em, jd, results, now)
+		if err := confirm(ctx, &cfg, em, jd, results, now); err != nil {
+			rep.Error = err.Error()
+		}
 		if base := baselineOf(results, cfg.Hyps); base != nil {
 			rep.BaselineFlaky = base.Flaky
 		}
