@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -888,6 +889,41 @@ func TestE2ERemoteKeep(t *testing.T) {
 // jobs start after every node is ready), and the report is frozen and not
 // stale. Without the freeze, the late node syncs the edit.
 func TestE2ERemoteFreeze(t *testing.T) {
+	r, rep := lateSyncRun(t, "--freeze")
+	for _, h := range rep.Hypotheses {
+		if h.OutputTail != "one\n" {
+			t.Errorf("%s on %q saw v.txt = %q: the edit made after the start reached it", h.Name, h.Node, h.OutputTail)
+		}
+	}
+	if !rep.Frozen || rep.Stale || len(rep.StalePaths) != 0 {
+		t.Errorf("frozen %v stale %v %v", rep.Frozen, rep.Stale, rep.StalePaths)
+	}
+	for _, n := range []string{"n1", "n2"} {
+		r.waitNodeIdle(n)
+		// The mirror holds the frozen sources.
+		if got, err := r.onNode(n, "cat "+r.ws+"/v.txt"); err != nil || got != "one\n" {
+			t.Errorf("mirror on %s: v.txt = %q %v", n, got, err)
+		}
+	}
+}
+
+// Without --freeze, an edit made while a node waits to sync reaches that
+// node only: the nodes ran different sources, and the report says the run
+// is stale (the change came before the first hypothesis, where the
+// engine's own watch starts).
+func TestE2ERemoteEditDuringTheSyncsIsStale(t *testing.T) {
+	r, rep := lateSyncRun(t)
+	if !rep.Stale || !slices.Contains(rep.StalePaths, "v.txt") {
+		t.Errorf("stale %v %v: an edit made while the nodes were synced went unnoticed", rep.Stale, rep.StalePaths)
+	}
+	r.waitNodeIdle("n1")
+	r.waitNodeIdle("n2")
+}
+
+// lateSyncRun is a run on n1, n2 and "local" (one slot each, one
+// hypothesis each, each printing v.txt) in which n2 syncs late: another
+// run holds n2's mirror until v.txt has changed here (one, then two).
+func lateSyncRun(t *testing.T, flags ...string) (*remoteEnv, *engine.Report) {
 	r := newRemoteEnv(t, "n1", "n2")
 	r.write("v.txt", "one\n", 0o644)
 	marker := "60.06547" + strconv.Itoa(os.Getpid())
@@ -898,10 +934,9 @@ func TestE2ERemoteFreeze(t *testing.T) {
 	if err := a.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer a.Wait()
+	t.Cleanup(func() { a.Process.Kill(); a.Wait() })
 	for i := 0; len(procsWith("sleep "+marker)) == 0; i++ {
 		if i > 600 {
-			a.Process.Kill()
 			t.Fatal("run A never started on n2")
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -909,10 +944,10 @@ func TestE2ERemoteFreeze(t *testing.T) {
 	spec := r.spec(map[string]any{
 		"hypotheses": []any{map[string]any{"name": "x"}, map[string]any{"name": "y", "edits": []any{map[string]any{"path": "y.txt", "content": "y\n"}}},
 			map[string]any{"name": "z", "edits": []any{map[string]any{"path": "z.txt", "content": "z\n"}}}},
-		// "local" runs its share here, over the same copy.
+		// "local" runs its share here (with --freeze, over the same copy).
 		"remote": []any{map[string]any{"node": "n1", "jobs": 1}, map[string]any{"node": "n2", "jobs": 1}, map[string]any{"node": "local", "jobs": 1}},
 	})
-	b := r.cmd("--headless", "--json", "--freeze", "-C", r.ws, spec, "--", "cat", "v.txt")
+	b := r.cmd(append(append([]string{"--headless", "--json"}, flags...), "-C", r.ws, spec, "--", "cat", "v.txt")...)
 	b.Env = append(b.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
 	var bout bytes.Buffer
 	berr := &syncBuffer{}
@@ -937,23 +972,11 @@ func TestE2ERemoteFreeze(t *testing.T) {
 	nodes := map[string]bool{}
 	for _, h := range rep.Hypotheses {
 		nodes[h.Node] = true
-		if h.OutputTail != "one\n" {
-			t.Errorf("%s on %s saw v.txt = %q: the edit made after the start reached it", h.Name, h.Node, h.OutputTail)
-		}
 	}
 	if !nodes["n1"] || !nodes["n2"] || !nodes[""] {
 		t.Errorf("the hypotheses ran on %v, want both nodes and this machine", nodes)
 	}
-	if !rep.Frozen || rep.Stale || len(rep.StalePaths) != 0 {
-		t.Errorf("frozen %v stale %v %v", rep.Frozen, rep.Stale, rep.StalePaths)
-	}
-	for _, n := range []string{"n1", "n2"} {
-		r.waitNodeIdle(n)
-		// The mirror holds the frozen sources, and git works there.
-		if got, err := r.onNode(n, "cat "+r.ws+"/v.txt"); err != nil || got != "one\n" {
-			t.Errorf("mirror on %s: v.txt = %q %v", n, got, err)
-		}
-	}
+	return r, rep
 }
 
 // syncBuffer is a bytes.Buffer safe to read while a process writes it.

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
@@ -107,4 +108,25 @@ func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb *remote.Sandbox) (func(e
 		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
 	}
 	return frozenFix(frozen, !sb.HasLocal()), func() { snap.RemoveFrozen(dir) }, nil
+}
+
+// staleFix is the sink that adds paths changed before the run's first
+// hypothesis (while the nodes were synced) to the report's stale paths.
+func staleFix(paths []string) func(engine.Event) {
+	return func(ev engine.Event) {
+		if ev.Kind != engine.KindRunFinished || ev.Report == nil {
+			return
+		}
+		r := ev.Report
+		seen := map[string]bool{}
+		var all []string
+		for _, p := range append(append([]string{}, r.StalePaths...), paths...) {
+			if !seen[p] {
+				seen[p] = true
+				all = append(all, p)
+			}
+		}
+		sort.Strings(all)
+		r.StalePaths, r.Stale = all, true
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
@@ -21,7 +22,7 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	now := time.Now()
 	cfg := p.cfg
 	cfg.RunID = snap.NewRunID(now)
-	var fix func(engine.Event) // --freeze: first to see the report
+	var fix func(engine.Event) // first to see the report: --freeze's, or a remote run's late changes
 	rsb, remoteRun := cfg.Sandbox.(*remote.Sandbox)
 	if p.freeze && remoteRun {
 		// Before the nodes are synced: their mirrors are synced from it.
@@ -32,6 +33,13 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		}
 		defer cleanup()
 	}
+	// The sources as the nodes' syncs start (a run not frozen): a change
+	// made before the engine's own watch starts, while a node syncs late,
+	// may reach some nodes and not others.
+	var presync *engine.SourceState
+	if remoteRun && !p.freeze {
+		presync = engine.ScanSources(cfg.Workspace, cfg.ScanExclude...)
+	}
 	// Remote nodes are readied first: a run no node can take is refused
 	// before anything is recorded.
 	done, err := p.prepareRemote(ctx, &cfg)
@@ -39,6 +47,12 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		return nil, err
 	}
 	defer done()
+	if presync != nil {
+		if changed := presync.Changed(cfg.Workspace); len(changed) > 0 {
+			fmt.Fprintf(p.notices, "shadow: the checkout changed while the nodes were synced (%s): they may hold different versions of it; --freeze syncs every node from one copy\n", strings.Join(changed, ", "))
+			fix = staleFix(changed)
+		}
+	}
 	if p.freeze && !remoteRun {
 		var cleanup func()
 		var err error
