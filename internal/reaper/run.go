@@ -47,6 +47,13 @@ func Run(ctx context.Context, c Command, onStart func(ProcID)) (*Status, error) 
 	if len(c.Argv) == 0 {
 		return nil, errors.New("no command")
 	}
+	// The helper unsets helperEnv before it starts the command, so seeing
+	// it here means this binary was re-executed as the helper and did not
+	// dispatch MaybeHelper (a test binary whose TestMain lacks it): going
+	// on would re-execute again, forever.
+	if os.Getenv(helperEnv) != "" {
+		return nil, errors.New("this binary was started as shadow's process helper but does not dispatch it: call reaper.MaybeHelper first in main (or TestMain)")
+	}
 	if c.Grace <= 0 {
 		c.Grace = 2 * time.Second
 	}
