@@ -1,17 +1,13 @@
 package overlay
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/overlay/nsinit"
 )
 
 // A RAM upper (--upper ram) is a size-capped tmpfs holding one
@@ -35,9 +31,6 @@ import (
 // Overlayfs over a tmpfs upper in a user namespace needs user.* xattrs
 // on tmpfs (userxattr; Linux 6.6). A full tmpfs gives the command ENOSPC,
 // as a full disk would; the sandbox then adds a warning to the result.
-
-// ramFD is the init's end of the socket the tmpfs descriptor goes back on.
-const ramFD = 5
 
 // DefaultRAMSize is the cap of one hypothesis's RAM upper when
 // --upper-size is not given: a quarter of physical memory (tmpfs's own
@@ -67,38 +60,6 @@ func (s *Sandbox) Upper() string {
 		return "ram"
 	}
 	return "disk"
-}
-
-// mountRAM mounts the RAM upper over root (init side) and moves the tree
-// the parent prepared there onto it. It returns a descriptor of the
-// tmpfs's root, to send to the parent.
-func mountRAM(root string, size int64) (int, error) {
-	// The prepared tree stays reachable through this descriptor once the
-	// tmpfs covers its path.
-	src, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	defer unix.Close(src)
-	// nosuid: a setuid file the command leaves there is inert even where
-	// it would be run from the upper dir directly (--keep's copy is made
-	// without the bits anyway). No nodev: overlayfs makes its whiteouts
-	// (0/0 character devices) in the upper fs.
-	opts := fmt.Sprintf("size=%d,mode=0700", size)
-	if err := unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID, opts); err != nil {
-		return -1, err
-	}
-	// The trailing slash makes WalkDir's lstat of the root follow the
-	// magic link to the directory.
-	if err := copyTree(fmt.Sprintf("/proc/self/fd/%d/", src), root, false); err != nil {
-		return -1, fmt.Errorf("copy the hypothesis's files onto it: %w", err)
-	}
-	return unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-}
-
-// sendFD passes fd over the unix socket sock (SCM_RIGHTS).
-func sendFD(sock, fd int) error {
-	return unix.Sendmsg(sock, []byte{'r'}, unix.UnixRights(fd), nil, 0)
 }
 
 // ramLink is the parent's side of a RAM upper: the socket pair whose
@@ -189,109 +150,6 @@ func sizeString(n int64) string {
 	return fmt.Sprintf("%d KiB", n>>10)
 }
 
-// copyTree copies the tree at src into the existing directory dst:
-// directories, regular files and symlinks with their modes; with keep
-// (--keep's copy out of a RAM upper, which the command wrote) also
-// whiteouts and mtimes (make and cargo compare them), and never a setuid
-// or setgid bit. Anything else (FIFOs, sockets, devices) is left out.
-// Directory modes are set last, so an unwritable one still gets its
-// contents. The tree under src is not followed through symlinks
-// (WalkDir uses lstat).
-func copyTree(src, dst string, keep bool) error {
-	type dirMode struct {
-		path  string
-		mode  fs.FileMode
-		mtime time.Time
-	}
-	var dirs []dirMode
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		perm := fi.Mode().Perm()
-		if !keep {
-			perm |= fi.Mode() & (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-		}
-		switch {
-		case fi.IsDir():
-			if rel != "." {
-				if err := os.Mkdir(to, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-					return err
-				}
-			}
-			dirs = append(dirs, dirMode{to, perm, fi.ModTime()})
-			return nil
-		case fi.Mode().IsRegular():
-			if err := copyFile(p, to, perm); err != nil {
-				return err
-			}
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			if err := os.Symlink(target, to); err != nil {
-				return err
-			}
-		case keep && isWhiteout(fi):
-			// Unprivileged 0/0 character devices (whiteouts) may be made
-			// since Linux 5.8 (vfs_mknod's WHITEOUT_DEV exception).
-			// Where that fails the deletion is only missing from the copy.
-			_ = unix.Mknod(to, unix.S_IFCHR, 0)
-			return nil
-		default:
-			return nil
-		}
-		if keep {
-			_ = unix.Lutimes(to, []unix.Timeval{unix.NsecToTimeval(fi.ModTime().UnixNano()), unix.NsecToTimeval(fi.ModTime().UnixNano())})
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		d := dirs[i]
-		if err := os.Chmod(d.path, d.mode); err != nil {
-			return err
-		}
-		if keep {
-			_ = os.Chtimes(d.path, d.mtime, d.mtime)
-		}
-	}
-	return nil
-}
-
-func copyFile(from, to string, perm fs.FileMode) error {
-	in, err := os.OpenFile(from, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	// Chmod after writing: the create mode is masked by the umask.
-	return os.Chmod(to, perm)
-}
-
 // childEnd is what startInit hands the init after its two pipes: the
 // socket end it sends the tmpfs on (ramFD), or nothing for a disk upper.
 func (l *ramLink) childEnd() []*os.File {
@@ -308,7 +166,7 @@ func keepRAM(upper, keepDir string) {
 	if err := os.Mkdir(keepDir, 0o700); err != nil {
 		return
 	}
-	if err := copyTree(upper, keepDir, true); err != nil {
+	if err := nsinit.CopyTree(upper, keepDir, true); err != nil {
 		_ = fsutil.RemoveTree(keepDir)
 	}
 }

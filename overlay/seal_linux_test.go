@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/overlay/nsinit"
 )
 
 // CloseInheritedFDs, as main calls it first: descriptors a caller left
@@ -72,7 +73,7 @@ func TestCloseInheritedFDsMarksEveryDescriptor(t *testing.T) {
 	for _, fd := range fds {
 		unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
 	}
-	markCloexecByWalk()
+	nsinit.MarkCloexecByWalk()
 	for _, fd := range fds {
 		if flags, _ := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); flags&unix.FD_CLOEXEC == 0 {
 			t.Fatalf("walk: fd %d not close-on-exec", fd)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/overlay/nsinit"
 )
 
 // Sweep removes the sandbox dirs under each base that crashed runs (and
@@ -105,7 +106,7 @@ func (l *liveSet) mountinfo(file string, add func(string)) {
 		if len(f) < 5 {
 			continue
 		}
-		add(unescapeMountinfo(f[4]))
+		add(nsinit.UnescapeMountinfo(f[4]))
 		for i, x := range f {
 			if x == "-" && i+3 < len(f) {
 				for _, opt := range strings.Split(f[i+3], ",") {
@@ -114,7 +115,7 @@ func (l *liveSet) mountinfo(file string, add func(string)) {
 						continue
 					}
 					for _, d := range strings.Split(v, ":") {
-						add(unescapeMountinfo(d))
+						add(nsinit.UnescapeMountinfo(d))
 					}
 				}
 				break

@@ -1,4 +1,4 @@
-package overlay
+package nsinit
 
 import (
 	"bufio"
@@ -179,12 +179,14 @@ func mountPoints() ([]string, error) {
 		if len(fields) < 5 {
 			continue
 		}
-		out = append(out, filepath.Clean(unescapeMountinfo(fields[4])))
+		out = append(out, filepath.Clean(UnescapeMountinfo(fields[4])))
 	}
 	return out, sc.Err()
 }
 
-func unescapeMountinfo(s string) string {
+// UnescapeMountinfo undoes the octal escapes of a /proc/PID/mountinfo field
+// (proc(5): space, tab, newline and backslash are written \NNN).
+func UnescapeMountinfo(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}

@@ -1,4 +1,4 @@
-package overlay
+package nsinit
 
 import (
 	"encoding/json"
@@ -15,11 +15,16 @@ import (
 	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
+// init takes over a process started as the sandbox init before the
+// packages it never uses are initialized (see the package comment).
+func init() { MaybeInit() }
+
 // MaybeInit runs the sandbox init and exits if this process was started as
-// one; otherwise it returns at once. main (and TestMain of packages whose
-// tests re-execute the test binary) must call it before anything else.
+// one; otherwise it returns at once. The package's init function calls it;
+// it is exported for callers that must say where the init dispatches
+// (main, TestMain of packages whose tests re-execute the test binary).
 func MaybeInit() {
-	if len(os.Args) == 0 || os.Args[0] != initArg0 {
+	if len(os.Args) == 0 || os.Args[0] != Arg0 {
 		return
 	}
 	// Capabilities, no_new_privs and PR_SET_PDEATHSIG are per thread, and a
@@ -38,15 +43,15 @@ func runInit() int {
 	// proc(5)), which would lead outside the mounts. runc's init does the
 	// same.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	status := os.NewFile(statusFD, "status")
-	report := func(st initStatus) {
+	status := os.NewFile(StatusFD, "status")
+	report := func(st Status) {
 		if status != nil {
 			_ = json.NewEncoder(status).Encode(st)
 		}
 	}
 	cfg, err := readConfig()
 	if err != nil {
-		report(initStatus{Stage: "config", Error: err.Error()})
+		report(Status{Stage: "config", Error: err.Error()})
 		return 125
 	}
 	st, err := setupMounts(&cfg)
@@ -58,12 +63,12 @@ func runInit() int {
 	// inherited shadow's); move it into the shadow so nothing reached
 	// through the init leads to the checkout.
 	if err := unix.Chdir(cfg.Dir); err != nil {
-		st.Stage, st.Error, st.Errno = "enter "+cfg.Dir, err.Error(), errnoName(err)
+		st.Stage, st.Error, st.Errno = "enter "+cfg.Dir, err.Error(), ErrnoName(err)
 		report(st)
 		return 125
 	}
 	if err := dropPrivileges(); err != nil {
-		st.Stage, st.Error, st.Errno = "drop privileges", err.Error(), errnoName(err)
+		st.Stage, st.Error, st.Errno = "drop privileges", err.Error(), ErrnoName(err)
 		report(st)
 		return 125
 	}
@@ -76,7 +81,7 @@ func runInit() int {
 	}
 	exit, sig, err := runCommand(&cfg)
 	if err != nil {
-		st.Stage, st.Error, st.Errno = "start command", err.Error(), errnoName(err)
+		st.Stage, st.Error, st.Errno = "start command", err.Error(), ErrnoName(err)
 		report(st)
 		return 125
 	}
@@ -88,11 +93,11 @@ func runInit() int {
 	return exit
 }
 
-// readConfig reads the configuration the parent writes into configFD and
+// readConfig reads the configuration the parent writes into ConfigFD and
 // closes it.
-func readConfig() (initConfig, error) {
-	var cfg initConfig
-	f := os.NewFile(configFD, "config")
+func readConfig() (Config, error) {
+	var cfg Config
+	f := os.NewFile(ConfigFD, "config")
 	if f == nil {
 		return cfg, errors.New("no configuration descriptor")
 	}
@@ -114,7 +119,7 @@ func readConfig() (initConfig, error) {
 // the command's process group and reaps every child (orphans are
 // re-parented to PID 1 in a PID namespace, pid_namespaces(7)) until the
 // command itself exits.
-func runCommand(cfg *initConfig) (exit int, sig string, err error) {
+func runCommand(cfg *Config) (exit int, sig string, err error) {
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return 0, "", err
@@ -165,7 +170,8 @@ func runCommand(cfg *initConfig) (exit int, sig string, err error) {
 	}
 }
 
-func errnoName(err error) string {
+// ErrnoName is err's errno as its name (EPERM), "" when it has none.
+func ErrnoName(err error) string {
 	var en syscall.Errno
 	if errors.As(err, &en) {
 		if n := unix.ErrnoName(en); n != "" {

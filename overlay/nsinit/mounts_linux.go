@@ -1,4 +1,4 @@
-package overlay
+package nsinit
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 // overlays on the workspace's own path (and any extra shadowed dirs),
 // deletions, /proc, /tmp, lo, uid 0's reduced /dev, /sys and /proc, and
 // the masks over shadow's own directories.
-func setupMounts(cfg *initConfig) (initStatus, error) {
-	var st initStatus
-	fail := func(stage string, err error) (initStatus, error) {
-		st.Stage, st.Error, st.Errno = stage, err.Error(), errnoName(err)
+func setupMounts(cfg *Config) (Status, error) {
+	var st Status
+	fail := func(stage string, err error) (Status, error) {
+		st.Stage, st.Error, st.Errno = stage, err.Error(), ErrnoName(err)
 		return st, err
 	}
 	// Without MS_PRIVATE a mount could propagate back to the parent
@@ -29,9 +29,9 @@ func setupMounts(cfg *initConfig) (initStatus, error) {
 		if err != nil {
 			return fail("mount the RAM upper (--upper ram) on "+cfg.Root, err)
 		}
-		err = sendFD(ramFD, fd)
+		err = sendFD(RAMFD, fd)
 		unix.Close(fd)
-		unix.Close(ramFD)
+		unix.Close(RAMFD)
 		if err != nil {
 			return fail("send the RAM upper to shadow", err)
 		}
@@ -217,4 +217,10 @@ func loopbackUp() error {
 	}
 	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// within reports whether p is dir or lies below it (lexically).
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

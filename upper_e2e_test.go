@@ -1,0 +1,80 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The sandbox init is this same binary re-executed once per hypothesis:
+// it must not pay for the packages only shadow's front ends use (the
+// TUI's chroma lexer registry alone is ~12 ms and 2.7 MB per process).
+// overlay/nsinit takes the process over from its package init function,
+// before those are initialized; this fails if an import makes nsinit wait
+// for them (Go initializes a package once its imports are) or the
+// dispatch moves back into main.
+func TestInitSkipsHeavyPackageInit(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Started without its descriptors, the init fails at once after its
+	// package init: GODEBUG=inittrace=1 lists every package initialized
+	// until then (runtime(3): one "init PKG @..." line each).
+	c := exec.Command(exe)
+	c.Args = []string{"shadow-sandbox-init"}
+	c.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	_ = c.Run()
+	var inited []string
+	for _, l := range strings.Split(errb.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "init" {
+			inited = append(inited, f[1])
+		}
+	}
+	if len(inited) == 0 {
+		t.Fatalf("no inittrace output: %q", errb.String())
+	}
+	for _, p := range inited {
+		for _, heavy := range []string{"github.com/alecthomas/chroma", "github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss",
+			"github.com/shadow-dev/shadow/parse", "github.com/shadow-dev/shadow/tui", "github.com/shadow-dev/shadow/engine", "github.com/modelcontextprotocol/go-sdk/mcp", "github.com/google/jsonschema-go"} {
+			if strings.HasPrefix(p, heavy) {
+				t.Errorf("the sandbox init initialized %s before taking over", p)
+			}
+		}
+	}
+}
+
+// --upper ram end to end: each hypothesis gets its own capped tmpfs; the
+// one that fills it fails with ENOSPC and a warning saying so in the
+// report, the one that fits passes, and the checkout is untouched.
+func TestUpperRAM(t *testing.T) {
+	e := newEnv(t)
+	e.write("src.txt", "source\n", 0o644)
+	before := tree(t, e.ws)
+	spec := e.spec(map[string]any{"hypotheses": []map[string]any{
+		{"name": "fits", "edits": []map[string]any{{"path": "size.txt", "content": "1048576\n"}}},
+		{"name": "fills", "edits": []map[string]any{{"path": "size.txt", "content": "67108864\n"}}},
+	}})
+	out, errb, code := e.shadow("--headless", "--json", "--upper", "ram", "--upper-size", "16M", "-C", e.ws, spec, "--",
+		"sh", "-c", `mkdir -p build && head -c "$(cat size.txt)" /dev/zero > build/out.bin`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errb, out)
+	}
+	hs := byName(e.report(out))
+	if h := hs["fits"]; h == nil || h.Status != "passed" {
+		t.Errorf("fits: %+v", h)
+	}
+	h := hs["fills"]
+	if h == nil || h.Status == "passed" || h.Error == nil || !strings.Contains(*h.Error, "ENOSPC") || !strings.Contains(*h.Error, "16.0 MiB cap") {
+		t.Errorf("fills: %+v (error %v), want a failure whose error names ENOSPC and the cap", h, h.Error)
+	}
+	if after := tree(t, e.ws); after != before {
+		t.Errorf("checkout changed:\n%s\n%s", before, after)
+	}
+}
