@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -143,4 +144,83 @@ func TestE2EInplaceDirDeleteWithoutTrashExits3(t *testing.T) {
 	if got := contents(t, e.ws, true); got != before {
 		t.Fatal("the checkout changed")
 	}
+}
+
+// kill -9 of the real binary while an in-place command has left a daemon
+// that cleared its environment, left the session, ignores SIGTERM and
+// waits for the checkout's original v.txt to come back to write into it:
+// once the process helper's PR_SET_PDEATHSIG has fired (and its grace
+// period passed), nothing of the run is left, and the next run restores
+// the journal into a checkout no survivor writes.
+func TestE2EInplaceKill9LeavesNoDescendants(t *testing.T) {
+	e := newInplaceEnv(t)
+	before := contents(t, e.ws, false)
+	marker := "shadow-e2e-kill9-" + strconv.Itoa(os.Getpid())
+	ready := filepath.Join(e.dir, "ready")
+	spec := e.spec(map[string]any{"hypotheses": []any{
+		map[string]any{"name": "fix", "edits": []any{map[string]any{"path": "v.txt", "content": "good\n"}}},
+	}})
+	daemon := `env -i PATH=/usr/bin:/bin setsid sh -c 'trap "" TERM; : ` + marker + `; while :; do grep -q bad v.txt 2>/dev/null && echo x >> v.txt; sleep 0.02; done' </dev/null >/dev/null 2>&1 & ` +
+		`( (env -i PATH=/usr/bin:/bin sh -c 'sleep 1000; : ` + marker + `') & ) </dev/null >/dev/null 2>&1; `
+	cmd := e.cmd("--headless", "--mode", "inplace", "-C", e.ws, spec, "--", "sh", "-c", daemon+`touch `+ready+`; while :; do sleep 1; done`)
+	cmd.Env = append(cmd.Env, noUserNS...)
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatal("the command did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(markedProcs(marker)) < 2 {
+		t.Fatalf("the daemons are not running: %v", markedProcs(marker))
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	// The helper's grace period is 2s; then it SIGKILLs.
+	deadline = time.Now().Add(8 * time.Second)
+	for len(markedProcs(marker)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := markedProcs(marker); len(left) > 0 {
+		for _, p := range left {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Fatalf("processes of the killed run still running: %v", left)
+	}
+	base := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "baseline"}}})
+	out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "inplace", "-C", e.ws, base, "--", "true")
+	if code != 0 {
+		t.Fatalf("next run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := contents(t, e.ws, false); got != before {
+		t.Fatalf("the checkout is not back, or was written after:\nbefore:\n%s\nafter:\n%s\n%s", before, got, stderr)
+	}
+}
+
+// markedProcs lists living processes whose command line holds marker.
+func markedProcs(marker string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, _ := os.ReadFile(p)
+		if !strings.Contains(string(b), marker) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if st, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }

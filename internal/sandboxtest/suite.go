@@ -76,6 +76,7 @@ func Run(t *testing.T, factory Factory, p Promises) {
 	t.Run("CheckoutIdentical", s.checkoutIdentical)
 	t.Run("ThousandsOfDeletes", s.thousandsOfDeletes)
 	t.Run("NothingLeftRunning", s.nothingLeftRunning)
+	t.Run("DaemonEndedBeforeRestore", s.daemonEndedBeforeRestore)
 	t.Run("TimeoutEndsTree", func(t *testing.T) { s.endsTree(t, false) })
 	t.Run("CancelEndsTree", func(t *testing.T) { s.endsTree(t, true) })
 	if p.HostileProof {
@@ -269,13 +270,50 @@ func (s *suite) thousandsOfDeletes(t *testing.T) {
 	}
 }
 
+// hostileTree leaves behind what a test suite may: a daemon that clears
+// its environment and leaves the session (env -i setsid: no variable or
+// process group leads back to the job), a double fork, a child that
+// ignores SIGTERM, and a fork loop. Every process's command line holds
+// marker.
+func hostileTree(marker string) string {
+	return `env -i PATH=/usr/bin:/bin setsid sleep ` + marker + `1 </dev/null >/dev/null 2>&1 &
+( (env -i PATH=/usr/bin:/bin sleep ` + marker + `2) & ) </dev/null >/dev/null 2>&1
+env -i PATH=/usr/bin:/bin sh -c 'trap "" TERM; while :; do sleep ` + marker + `3; done' </dev/null >/dev/null 2>&1 &
+env -i PATH=/usr/bin:/bin sh -c 'while :; do sleep ` + marker + `4 & sleep 0.01; done' </dev/null >/dev/null 2>&1 &
+sleep 0.3
+`
+}
+
 func (s *suite) nothingLeftRunning(t *testing.T) {
 	f := s.setup(t)
 	marker := "9871." + strconv.Itoa(os.Getpid())
 	o, out := f.run(context.Background(), engine.Hypothesis{Name: "d"},
-		`setsid sleep `+marker+` >/dev/null 2>&1 </dev/null & (sleep `+marker+`1 >/dev/null 2>&1 </dev/null &); sleep 0.2; echo started`)
+		`setsid sleep `+marker+` >/dev/null 2>&1 </dev/null & (sleep `+marker+`1 >/dev/null 2>&1 </dev/null &); `+hostileTree(marker+"0")+`echo started`)
 	if o.ExitCode != 0 {
 		t.Fatalf("exit %d: %s", o.ExitCode, out)
+	}
+	NoProcess(t, marker)
+}
+
+// daemonEndedBeforeRestore: a daemon that clears its environment, leaves
+// the session, ignores SIGTERM and waits for the checkout's original
+// calc.py to come back, to write into it. The job's processes must all be
+// gone before anything is restored (in-place mode) or removed: the
+// checkout is byte-identical after the job, and stays so.
+func (s *suite) daemonEndedBeforeRestore(t *testing.T) {
+	f := s.setup(t)
+	before := s.snapshot(t, f.ws)
+	marker := "7412." + strconv.Itoa(os.Getpid())
+	hyp := engine.Hypothesis{Name: "daemon", Files: []engine.File{file("calc.py", "def add(a, b):\n    return a + b\n")}}
+	daemon := `env -i PATH=/usr/bin:/bin setsid sh -c 'trap "" TERM; : ` + marker + `; while :; do grep -q "a - b" calc.py 2>/dev/null && echo x >> calc.py; sleep 0.02; done' </dev/null >/dev/null 2>&1 &`
+	o, out := f.run(context.Background(), hyp, daemon+` sleep 0.1; echo started`)
+	if o.ExitCode != 0 {
+		t.Fatalf("exit %d: %s", o.ExitCode, out)
+	}
+	// Time for a surviving daemon to see the original and write.
+	time.Sleep(300 * time.Millisecond)
+	if after := s.snapshot(t, f.ws); after != before {
+		t.Errorf("the checkout was written after the job:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	NoProcess(t, marker)
 }
@@ -295,7 +333,7 @@ func (s *suite) endsTree(t *testing.T, cancel bool) {
 	start := time.Now()
 	var out syncBuffer
 	_, err := f.sb.Run(ctx, f.job(engine.Hypothesis{Name: "slow"},
-		`trap "" TERM INT HUP; sleep `+marker+` & setsid sleep `+marker+`1 & sleep `+marker+`2`, &out))
+		`trap "" TERM INT HUP; sleep `+marker+` & setsid sleep `+marker+`1 & `+hostileTree(marker+"3")+`sleep `+marker+`2`, &out))
 	if err != nil {
 		t.Fatalf("sandbox failed: %v\n%s", err, out.String())
 	}
