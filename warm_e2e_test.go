@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/shadow-dev/shadow/engine"
 )
@@ -302,11 +303,46 @@ func TestE2EWarmConcurrentRunsAndGC(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("layer holds %v, want both runs' outputs", keys(got))
 	}
+	// Once both runs ended, only the current generation is left: no older
+	// one, no harvest, no half-built one.
+	left, _ := filepath.Glob(filepath.Join(e.state, "shadow", "warm", "*", "*"))
+	var dirs []string
+	for _, p := range left {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			dirs = append(dirs, filepath.Base(p))
+		}
+	}
+	if strings.Join(dirs, " ") != "gen-000002" {
+		t.Errorf("warm dir holds %v, want only gen-000002", dirs)
+	}
 	out, errOut, code := e.shadow("gc", "--warm-max", "1")
 	if code != 0 || !strings.Contains(out, "removed the warm layer of "+e.ws) {
 		t.Fatalf("gc exit %d:\n%s\n%s", code, out, errOut)
 	}
 	if l := e.warmLayer(); l != nil {
 		t.Errorf("gc over the cap left the layer: %v", l)
+	}
+}
+
+// TestE2EWarmNotFedByAStaleRun: the checkout changed while the baseline
+// built, so its outputs may belong to neither state of the sources.
+func TestE2EWarmNotFedByAStaleRun(t *testing.T) {
+	e := warmSpace(t, "mkdir -p target; echo out > target/out; sleep 1.5; echo '1 passed'\n")
+	spec := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "baseline"}}})
+	c := e.cmd("--headless", "--json", "-C", e.ws, spec, "--", "sh", "build.sh")
+	var out strings.Builder
+	c.Stdout = &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // the baseline is sleeping by then
+	e.write("src.txt", "edited meanwhile\n", 0o644)
+	_ = c.Wait()
+	r := e.report(out.String())
+	if !r.Stale || r.Warm == nil || r.Warm.Updated != 0 || !strings.Contains(r.Warm.Note, "stale") {
+		t.Fatalf("stale %v warm %+v, want a stale run feeding nothing", r.Stale, r.Warm)
+	}
+	if l := e.warmLayer(); l != nil {
+		t.Errorf("layer made by a stale run: %v", l)
 	}
 }

@@ -187,6 +187,9 @@ func (w *warmRun) release() {
 	}
 	w.sb.layer.Release()
 	w.sb.harvest.Remove()
+	// The generation this run held may have been replaced meanwhile (by
+	// this run's own baseline, or another run's): it can go now.
+	warm.Tidy(w.root, w.ws)
 }
 
 // WarmDir is where the warm layers of every workspace live (`shadow gc`

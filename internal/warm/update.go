@@ -229,3 +229,20 @@ func checkRoots(ws, layerDir string, roots []string, strict bool) (ok []string, 
 	}
 	return ok, why, nil
 }
+
+// Tidy removes what of ws's layer no run needs any more: generations older
+// than the current one that no live run holds, and harvests of ended runs.
+// It never waits: a layer being updated is left to that update.
+func Tidy(root, ws string) {
+	kd := keyDir(root, ws)
+	rel, err := flock(filepath.Join(kd, updateLock), true, true)
+	if err != nil {
+		return
+	}
+	defer rel()
+	m, err := readMeta(kd)
+	if err != nil {
+		return
+	}
+	removeUnused(kd, m.Generation)
+}

@@ -314,3 +314,43 @@ func TestGCBoundsSizeAndDropsGoneWorkspaces(t *testing.T) {
 		t.Errorf("left in %s: %v", root, des)
 	}
 }
+
+// An opaque directory in the upper (the baseline removed target/debug and
+// made it again) replaces what the layer held there, and the layer itself
+// carries no overlay xattr.
+func TestUpdateOpaqueDirReplaces(t *testing.T) {
+	ws, root := repo(t), t.TempDir()
+	up1 := t.TempDir()
+	write(t, up1, "target/debug/old", "old")
+	write(t, up1, "target/other", "other")
+	if _, err := Update(root, ws, up1, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	up2 := t.TempDir()
+	write(t, up2, "target/debug/new", "new")
+	name := "trusted.overlay.opaque"
+	if os.Geteuid() != 0 {
+		name = "user.overlay.opaque"
+	}
+	if err := syscall.Setxattr(filepath.Join(up2, "target/debug"), name, []byte("y"), 0); err != nil {
+		t.Skipf("cannot mark a directory opaque here: %v", err)
+	}
+	// Copied-up files carry overlayfs's "origin"; hard-linked into the
+	// layer, the inode must lose it.
+	if err := syscall.Setxattr(filepath.Join(up2, "target/debug/new"), strings.TrimSuffix(name, "opaque")+"origin", []byte{0}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Update(root, ws, up2, "r2"); err != nil {
+		t.Fatal(err)
+	}
+	l, got := current(t, root, ws)
+	if x := overlayXattrs(filepath.Join(l.Dir, "target/debug/new")); len(x) > 0 {
+		t.Errorf("layer file carries overlay xattrs %v", x)
+	}
+	if strings.Join(got, " ") != "target/debug/new target/other" {
+		t.Errorf("layer holds %v, want target/debug/old gone", got)
+	}
+	if x := overlayXattrs(filepath.Join(l.Dir, "target/debug")); len(x) > 0 {
+		t.Errorf("layer directory carries overlay xattrs %v", x)
+	}
+}
