@@ -308,6 +308,9 @@ func TestE2ERemoteTwoNodesNextFreeSlotMirrorAndApply(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\n%s", code, stderr, out)
 	}
+	if strings.Contains(stderr, "waiting for the mirror lock") {
+		t.Errorf("a run alone on its nodes said it waited for their mirror lock:\n%s", stderr)
+	}
 	rep := r.report(out)
 	res := byName(rep)
 	if rep.Winner == nil || *rep.Winner != "f2" || rep.Mode != "remote" {
@@ -478,7 +481,8 @@ func TestE2ERemoteNodeDiesMidRunItsWorkMoves(t *testing.T) {
 	if moved != 1 {
 		t.Errorf("%d results say they moved from n1, want 1", moved)
 	}
-	if n := strings.Count(stderr.String(), "node n1:"); n != 1 {
+	// Its failure, once (the notices of a slow start are not failures).
+	if n := len(regexp.MustCompile(`node n1: .*; its hypotheses go to the other nodes`).FindAllString(stderr.String(), -1)); n != 1 {
 		t.Errorf("node n1's failure reported %d times:\n%s", n, stderr.String())
 	}
 	if n := strings.Count(stderr.String(), "node down:"); n != 1 {

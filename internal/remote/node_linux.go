@@ -91,8 +91,17 @@ func nodeHold(ws string) int {
 		return fail(err)
 	}
 	defer f.Close()
-	if err := setLock(f, unix.F_WRLCK); err != nil {
-		return fail(fmt.Errorf("lock the mirror %s: %w", ws, err))
+	// F_SETLK first: a conflicting lock fails it with EACCES or EAGAIN
+	// (fcntl(2)), and the local side is told that this run waits.
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_SETLK, &lk); err != nil {
+		if err != unix.EACCES && err != unix.EAGAIN && err != unix.EINTR {
+			return fail(fmt.Errorf("lock the mirror %s: %w", ws, err))
+		}
+		send(nodeMsg{Waiting: true})
+		if err := setLock(f, unix.F_WRLCK); err != nil {
+			return fail(fmt.Errorf("lock the mirror %s: %w", ws, err))
+		}
 	}
 	send(nodeMsg{Locked: true})
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)

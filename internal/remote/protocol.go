@@ -49,7 +49,8 @@ type wireJob struct {
 }
 
 // nodeMsg is one line the node side writes on its session's stdout:
-// first Locked (the mirror lock is held exclusively: sync now), then,
+// first Locked (the mirror lock is held exclusively: sync now; Waiting
+// before it when another run holds the lock), then,
 // after the sync, the node's sandbox and size (the lock is now shared),
 // then for each job (ID) its output and its end, an outcome or the
 // sandbox's error. An Error without ID is the session's own failure.
@@ -59,10 +60,11 @@ type nodeMsg struct {
 	Outcome *wireOutcome `json:"outcome,omitempty"`
 	Error   string       `json:"error,omitempty"`
 
-	Locked bool   `json:"locked,omitempty"`
-	Mode   string `json:"mode,omitempty"`
-	Reason string `json:"reason,omitempty"`
-	CPUs   int    `json:"cpus,omitempty"`
+	Waiting bool   `json:"waiting,omitempty"` // another run holds the mirror lock: wait
+	Locked  bool   `json:"locked,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	CPUs    int    `json:"cpus,omitempty"`
 }
 
 // nodeCmd is one line the local side writes after "synced": start a job,

@@ -379,8 +379,17 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 			return nodeMsg{}, ctx.Err()
 		}
 	}
-	if _, err := next("waiting for the mirror lock (another run is syncing or using the mirror)"); err != nil {
-		return err
+	// The node side says Waiting when another run holds the mirror lock
+	// (a slow session start alone is no wait), then Locked.
+	for {
+		r, err := next("starting shadow there")
+		if err != nil {
+			return err
+		}
+		if !r.Waiting {
+			break
+		}
+		fmt.Fprintf(s.o.Notices, "shadow: node %s: waiting for the mirror lock (another run is syncing or using the mirror)\n", n.name)
 	}
 	now, src := s.frozenFiles, s.frozen
 	if src == "" {
