@@ -32,7 +32,8 @@
 # usage: bench/ecosystems.sh [PAIRS1] [PAIRS4]   (rounds for 1 and for 4
 #   hypotheses; defaults 15 and 5; 0 skips)
 #   ECOS="go py js" picks the projects; APPROACHES="overlay copy loop
-#   worktree cpcopy" picks the approaches (loop is needed for the ratios).
+#   worktree cpcopy" picks the approaches (loop is needed for the ratios);
+#   KEEP=DIR keeps the per-round figures for bench/ecosystems-report.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs1=${1:-15}
@@ -67,6 +68,9 @@ case " $APPROACHES " in *" loop "*) ;; *) die "APPROACHES must include loop: the
 
 tmp=$(mktemp -d /tmp/shadow-bench-eco.XXXXXX)
 cleanup() {
+  # KEEP=DIR keeps the per-round figures (bench/ecosystems-report.sh DIR
+  # prints them again, also those of a run stopped part-way)
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$tmp"/r-* "$KEEP"/ 2>/dev/null; fi
   for w in "$tmp"/ws-*; do [ -d "$w/.git" ] && git -C "$w" worktree prune 2>/dev/null; done
   chmod -R u+w "$tmp" 2>/dev/null
   rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp"; }
