@@ -133,6 +133,10 @@ LogLevel ERROR
 	// The node user's own dirs are theirs on the node: tmpfs owned by them.
 	script := `set -e; mount -t tmpfs tmpfs "$1"; for d in "$3/.cache" "$3/.local/state"; do mount -t tmpfs -o "uid=$4,mode=0700" tmpfs "$d"; done; exec /usr/sbin/sshd -D -e -f "$2"`
 	n.cmd = exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", r.co, conf, r.home, r.uid)
+	// A test binary killed mid-test (a timeout, a ^C) must not leave the
+	// listener behind: the death signal survives unshare's and sh's execs
+	// (prctl(2): cleared only for set-id binaries).
+	n.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	// sshd's own log, shown only when the test fails (the readiness
 	// probe's bare connections are logged too).
 	logf, err := os.Create(filepath.Join(r.keys, n.name+".log"))
