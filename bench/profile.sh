@@ -97,7 +97,9 @@ profile() { # profile TITLE WS CMD...
   printf '  init re-exec to its first step %s (a bash exec of true: %s)\n' "$(med < "$tmp/init")" "$(med < "$tmp/eb")"
 }
 
-GODEBUG=inittrace=1 bash -c "exec -a shadow-sandbox-init $shadow" 2>&1 | awk '/^init /{s+=$5; if ($5 > 0.5) top = top sprintf(" %s %.1f;", $2, $5)} END{printf "== Go package init of every process of this binary (shadow and each sandbox init): %.1f ms;%s\n", s, top}'
+pkginit() { awk '/^init /{s+=$5; if ($5 > 0.5) top = top sprintf(" %s %.1f;", $2, $5)} END{printf "%.1f ms;%s\n", s, top}'; }
+echo "== Go package init: shadow itself $(GODEBUG=inittrace=1 "$shadow" version 2>&1 >/dev/null | pkginit)"
+echo "   each sandbox init (overlay/nsinit takes over early) $(GODEBUG=inittrace=1 bash -c "exec -a shadow-sandbox-init $shadow" 2>&1 | pkginit)"
 profile "true on a 1k-file checkout" "$small" true
 [ -n "$gocmp" ] && { (cd "$gocmp" && go test -count=1 ./cmp/... >/dev/null 2>&1) || true; profile "go test -count=1 ./cmp/... on go-cmp" "$gocmp" go test -count=1 ./cmp/...; }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"

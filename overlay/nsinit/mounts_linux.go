@@ -117,7 +117,13 @@ func setupMounts(cfg *Config) (Status, error) {
 			break
 		}
 		if lastErr != nil {
-			return fail("mount overlay on "+l.target, lastErr)
+			stage := "mount overlay on " + l.target
+			if cfg.RAM > 0 {
+				// In a user namespace overlayfs keeps its xattrs in user.*,
+				// which tmpfs stores only since Linux 6.6.
+				stage += " over a RAM upper (--upper ram needs Linux 6.6 for user xattrs on tmpfs; use --upper disk)"
+			}
+			return fail(stage, lastErr)
 		}
 	}
 	closeOpened()
