@@ -67,7 +67,7 @@ type nodeFacts struct {
 // hold (one session less on every run but the first).
 const factsScript = `uname -s; uname -m
 d="${XDG_CACHE_HOME:-$HOME/.cache}/shadow/bin"; case "$d" in /*) ;; *) d="$PWD/$d";; esac; echo "$d"
-if [ -x "$d/$1/shadow" ]; then echo present; else echo absent; fi
+if [ -x "$d/$1/shadow" ]; then touch -c -- "$d/$1"; echo present; else echo absent; fi
 if [ -x "$d/$2/shadow" ]; then echo foreign; else echo none; fi
 mkdir -p -- "$3" || exit 7
 if [ "$4" = hold ] && [ -x "$d/$1/shadow" ]; then exec "$d/$1/shadow" ` + NodeArg + ` hold "$3"; fi`
@@ -124,8 +124,17 @@ func (c *Client) binary(ctx context.Context, dest, mirror, version string, f nod
 // installScript writes stdin to a temporary name in $1 and renames it into
 // place: rename(2) is atomic, so two runs installing at once both end with
 // a complete binary, and a run that dies half-way leaves only a temporary.
+// Then it prunes: every dev build is a new sha256, so the binaries of
+// other builds not used for binKeptDays (factsScript touches the one a run
+// uses) are removed; a running binary is unaffected by its unlink.
 const installScript = `set -e; mkdir -p -- "$1"; t="$1/.shadow.$$.tmp"; trap 'rm -f -- "$t"' EXIT
-cat > "$t"; chmod 755 "$t"; mv -f -- "$t" "$1/shadow"; trap - EXIT`
+cat > "$t"; chmod 755 "$t"; mv -f -- "$t" "$1/shadow"; trap - EXIT
+for o in "${1%/*}"/*; do n=${o##*/}; [ "$o" = "$1" ] && continue; [ ${#n} -eq 64 ] || continue
+case "$n" in *[!0-9a-f]*) continue;; esac
+[ -n "$(find "$o" -maxdepth 0 -mtime +` + binKeptDays + `)" ] && rm -rf -- "$o"; done; exit 0`
+
+// binKeptDays is how long a node keeps the binary of a build no run used.
+const binKeptDays = "14"
 
 func (c *Client) install(ctx context.Context, dest, dir string) error {
 	path, _, err := selfBinary()
