@@ -23,6 +23,9 @@ type Summary struct {
 	StalePaths []string       `json:"stale_paths"`
 	Frozen     bool           `json:"frozen"`
 	DurationMS int64          `json:"duration_ms"`
+	// Error is why the run stopped before every hypothesis had run (every
+	// remote node failed), as the report says; absent otherwise.
+	Error string `json:"error,omitempty"`
 }
 
 // Summarize reads a run's summary from its record: the report's fields
@@ -38,6 +41,7 @@ func Summarize(ri *snap.RunInfo) Summary {
 	}
 	if r := ri.Report; r != nil {
 		e.Mode, e.Cancelled, e.Winner, e.Stale, e.DurationMS, e.Frozen = r.Mode, r.Cancelled, r.Winner, r.Stale, r.DurationMS, r.Frozen || e.Frozen
+		e.Error = r.Error
 		if r.StalePaths != nil {
 			e.StalePaths = r.StalePaths
 		}
@@ -52,7 +56,7 @@ func Summarize(ri *snap.RunInfo) Summary {
 }
 
 // StateWord is a run's state for people: done (finished), cancelled,
-// running or interrupted, with ", stale" and ", frozen" added.
+// stopped (it could not run every hypothesis), running or interrupted, with ", stale" and ", frozen" added.
 func (e Summary) StateWord() string {
 	s := e.State
 	if s == snap.StateFinished {
@@ -60,6 +64,9 @@ func (e Summary) StateWord() string {
 	}
 	if e.Cancelled {
 		s = "cancelled"
+	}
+	if e.Error != "" {
+		s = "stopped"
 	}
 	if e.Stale {
 		s += ", stale"
