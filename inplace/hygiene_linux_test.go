@@ -198,3 +198,39 @@ func TestKill9ThenReplayWaitsForTheTree(t *testing.T) {
 		t.Fatalf("checkout not restored, or written after:\nbefore:\n%s\nafter:\n%s", before, got)
 	}
 }
+
+// kill -9 of shadow after the helper started but before it was recorded
+// in the journal (half a second on, time enough for a command to start
+// its daemon): the helper must not have started the command (a replay
+// could not know to wait for it), so the replay restores a checkout that
+// nothing writes.
+func TestKill9BeforeTheHelperIsRecorded(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, state := fixture(t)
+	before := snapshot(t, ws, false)
+	marker := "shadow-inplace-unrecorded-" + strconv.Itoa(os.Getpid())
+	h := fullHyp()
+	h.State, h.Workspace = state, ws
+	h.Command = []string{"sh", "-c", restoreWaiter(marker) + " sleep 60"}
+	spec, _ := json.Marshal(h)
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "INPLACE_TEST_HELPER="+string(spec), crashEnv+"=helper-started@500ms")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("not killed at helper-started: %v\n%s", err, stderr.String())
+	}
+	if _, err := Recover(state, ws); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := snapshot(t, ws, false); got != before {
+		noneLeft(t, marker)
+		t.Fatalf("checkout not restored, or written after:\nbefore:\n%s\nafter:\n%s", before, got)
+	}
+	noneLeft(t, marker)
+}

@@ -202,6 +202,8 @@ func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit
 		func(h reaper.ProcID) {
 			// Lets a replay after a crash wait for the helper to end the
 			// command's tree (best effort: without it the replay cannot).
+			// The helper starts the command only after this returns.
+			crashAt("helper-started")
 			j.Helper = &h
 			_ = j.writeManifest()
 			crashAt("during-command")

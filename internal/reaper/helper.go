@@ -19,6 +19,13 @@ import (
 // on it.
 const helperArg0 = "shadow-reaper"
 
+// The helper's descriptors: the status pipe (write end) and the go-ahead
+// pipe (read end).
+const (
+	statusFD = 3
+	goFD     = 4
+)
+
 // helperEnv carries the helper's configuration (JSON); the helper removes
 // it from the environment before starting the command.
 const helperEnv = "SHADOW_REAPER"
@@ -63,8 +70,8 @@ func MaybeHelper() {
 func runHelper() int {
 	// The status pipe must not reach the command: it could forge the
 	// report, and a daemon holding it would keep shadow waiting.
-	unix.CloseOnExec(3)
-	status := os.NewFile(3, "status")
+	unix.CloseOnExec(statusFD)
+	status := os.NewFile(statusFD, "status")
 	report := func(st Status) {
 		if status != nil {
 			_ = json.NewEncoder(status).Encode(st)
@@ -91,6 +98,17 @@ func runHelper() int {
 		report(Status{Stage: "start", Error: "shadow ended before the command started"})
 		return 125
 	}
+	// The go-ahead: shadow has recorded this helper (in-place mode's
+	// journal) where a replay after a crash finds it. A shadow that died
+	// before that closed the pipe without a byte: then nothing starts.
+	unix.CloseOnExec(goFD)
+	goAhead := os.NewFile(goFD, "go")
+	var b [1]byte
+	if n, _ := goAhead.Read(b[:]); n != 1 {
+		report(Status{Stage: "start", Error: "shadow ended before the command started"})
+		return 125
+	}
+	goAhead.Close()
 	argv0, err := fsutil.LookPath(cfg.Argv[0], os.Getenv("PATH"), cfg.Dir)
 	if err != nil {
 		report(Status{Stage: "start command", Error: err.Error()})

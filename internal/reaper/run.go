@@ -62,14 +62,25 @@ func Run(ctx context.Context, c Command, onStart func(ProcID)) (*Status, error) 
 	if err != nil {
 		return nil, err
 	}
+	// The helper starts the command only once onStart has recorded it: a
+	// shadow killed in between leaves no command that no record names.
+	goR, goW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer goW.Close()
 	res, err := reexec.Run(ctx, reexec.Spec{
 		Arg0: helperArg0, Dir: c.Dir, Output: c.Output,
-		Env: append(append([]string{}, c.Env...), helperEnv+"="+string(cfgJSON)),
+		Env:   append(append([]string{}, c.Env...), helperEnv+"="+string(cfgJSON)),
+		Files: []*os.File{goR}, StatusFD: statusFD, // goFD after it
 		Sys: helperAttr(),
 		Started: func(pid int) {
+			goR.Close()
 			if id, ok := Identify(pid); ok && onStart != nil {
 				onStart(id)
 			}
+			_, _ = goW.Write([]byte{1})
+			goW.Close()
 		},
 		// The helper ends the command's tree (SIGTERM, grace, SIGKILL)
 		// and reports; only a helper that does not is killed.
@@ -86,6 +97,7 @@ func Run(ctx context.Context, c Command, onStart func(ProcID)) (*Status, error) 
 		WaitDelay: 5 * time.Second,
 	})
 	if err != nil {
+		goR.Close()
 		return nil, fmt.Errorf("start the process helper: %w", err)
 	}
 	if len(res.Status) == 0 {
