@@ -90,15 +90,16 @@ func TestRAMUpperFullGivesENOSPC(t *testing.T) {
 
 // --keep copies a RAM upper out before the tmpfs goes: files with their
 // mtimes (make and cargo compare them), symlinks, deletions as whiteouts,
-// and no setuid bit. The JUnit file is collected from the tmpfs.
+// opaque directories, and no setuid bit. The JUnit file is collected from the tmpfs.
 func TestRAMUpperKeepAndCollect(t *testing.T) {
 	sb := needRAM(t, 64<<20)
 	ws := workspace(t)
 	keep := filepath.Join(t.TempDir(), "kept", "upper")
 	var out bytes.Buffer
-	job := engine.Job{Workspace: ws, Hyp: engine.Hypothesis{Name: "k"}, Env: os.Environ(), Output: &out, Net: "host", Tmp: "shared",
+	job := engine.Job{Workspace: ws, Env: os.Environ(), Output: &out, Net: "host", Tmp: "shared",
 		KeepDir: keep, Collect: []string{"report.xml"},
-		Command: []string{"sh", "-c", `echo built > target/out.o && touch -d 2020-01-02T03:04:05Z target/out.o && ln -s out.o target/link && rm pkg/old.txt && echo '<testsuite/>' > report.xml && echo s > suid && chmod 4755 suid`}}
+		Hyp:     engine.Hypothesis{Name: "k", Files: []engine.File{{Path: "new/own.txt", Content: []byte("own\n"), Mode: 0o644}}},
+		Command: []string{"sh", "-c", `echo built > target/out.o && touch -d 2020-01-02T03:04:05Z target/out.o && ln -s out.o target/link && rm -r pkg && mkdir pkg && echo n > pkg/n.txt && rm calc.py && echo '<testsuite/>' > report.xml && echo s > suid && chmod 4755 suid`}}
 	o, err := sb.Run(context.Background(), job)
 	if err != nil || o.ExitCode != 0 {
 		t.Fatalf("run: %v %+v\n%s", err, o, out.String())
@@ -119,12 +120,17 @@ func TestRAMUpperKeepAndCollect(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(keep, "suid")); err != nil || fi.Mode()&os.ModeSetuid != 0 {
 		t.Errorf("kept suid file: %v %v", fi, err)
 	}
+	// pkg/ was deleted and made again inside the mount: opaque in the
+	// tmpfs (its lower entries hidden), and so in the kept copy.
+	if !isOpaque(filepath.Join(keep, "pkg")) {
+		t.Error("the kept copy lost pkg/'s opaque marker")
+	}
 	got := ListUpper(keep, job.Hyp)
 	var kinds []string
 	for _, e := range got {
 		kinds = append(kinds, e.Path+":"+e.Kind)
 	}
-	if want := "pkg/old.txt:deleted,report.xml:file,suid:file,target/link:symlink,target/out.o:file"; strings.Join(kinds, ",") != want {
+	if want := "calc.py:deleted,pkg/n.txt:file,report.xml:file,suid:file,target/link:symlink,target/out.o:file"; strings.Join(kinds, ",") != want {
 		t.Errorf("kept upper lists %v, want %s", kinds, want)
 	}
 }

@@ -51,7 +51,7 @@ func sendFD(sock, fd int) error {
 // CopyTree copies the tree at src into the existing directory dst:
 // directories, regular files and symlinks with their modes; with keep
 // (--keep's copy out of a RAM upper, which the command wrote) also
-// whiteouts and mtimes (make and cargo compare them), and never a setuid
+// whiteouts, opaque markers and mtimes (make and cargo compare them), and never a setuid
 // or setgid bit. Anything else (FIFOs, sockets, devices) is left out.
 // Directory modes are set last, so an unwritable one still gets its
 // contents. The tree under src is not followed through symlinks
@@ -86,6 +86,9 @@ func CopyTree(src, dst string, keep bool) error {
 				if err := os.Mkdir(to, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 					return err
 				}
+			}
+			if keep {
+				copyOpaque(p, to)
 			}
 			dirs = append(dirs, dirMode{to, perm, fi.ModTime()})
 			return nil
@@ -149,6 +152,20 @@ func copyFile(from, to string, perm fs.FileMode) error {
 	}
 	// Chmod after writing: the create mode is masked by the umask.
 	return os.Chmod(to, perm)
+}
+
+// copyOpaque carries overlayfs's opaque marker (a directory deleted and
+// made again: the lower one's entries are hidden) over to a kept copy,
+// under the same name: trusted.overlay.opaque, or user.overlay.opaque
+// with userxattr (overlayfs(5)). Setting trusted.* needs CAP_SYS_ADMIN,
+// which root has and a user namespace's upper never uses.
+func copyOpaque(from, to string) {
+	buf := make([]byte, 4)
+	for _, name := range []string{"trusted.overlay.opaque", "user.overlay.opaque"} {
+		if n, err := unix.Lgetxattr(from, name, buf); err == nil && n > 0 {
+			_ = unix.Lsetxattr(to, name, buf[:n], 0)
+		}
+	}
 }
 
 // isWhiteout: overlayfs records a deletion as a character device 0/0.
