@@ -134,6 +134,10 @@ func (w *warmRun) finish(ev engine.Event) {
 	r.Warm = info
 	why := w.feedable(r)
 	if why == "" {
+		// Every job has ended: this run's hold on its generation can go,
+		// so that, unless another run holds it, the update changes it in
+		// place instead of copying it.
+		w.sb.layer.Release()
 		m, err := warm.Update(w.root, w.ws, w.sb.upper, r.Run)
 		switch {
 		case err != nil:

@@ -51,14 +51,21 @@ func Acquire(root, ws string) (*Layer, error) {
 		if m.Workspace != ws {
 			return nil, &Skipped{fmt.Sprintf("dropped: built for %s", m.Workspace)}
 		}
+		if m.Updating {
+			return nil, &Skipped{"being updated by another run's baseline (or an update was cut short)"}
+		}
 		rel, err := flock(genLock(kd, m.Generation), false, false)
 		if err != nil {
 			return nil, fmt.Errorf("warm layer: lock generation %d in %s: %w", m.Generation, kd, err)
 		}
 		dir := filepath.Join(kd, genName(m.Generation))
+		if now, err := readMeta(kd); err != nil || now.Generation != m.Generation || now.Updating {
+			// Changed in place or replaced between reading meta.json and
+			// taking the lock: look again.
+			rel()
+			continue
+		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			// Replaced and removed between reading meta.json and taking
-			// the lock: look again.
 			rel()
 			continue
 		}

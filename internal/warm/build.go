@@ -23,6 +23,10 @@ type builder struct {
 	// dirs: the permissions and mtime each directory gets once it is
 	// filled (made 0700 meanwhile, so it can be written).
 	dirs map[string]dirAttr
+	// files and bytes: how the layer's counts changed (an update in place
+	// does not walk the whole layer again).
+	files int
+	bytes int64
 }
 
 type dirAttr struct {
@@ -80,13 +84,36 @@ func (b *builder) remove(rel string) error {
 			delete(b.dirs, k)
 		}
 	}
-	return fsutil.RemoveTree(b.dstPath(rel))
+	p := b.dstPath(rel)
+	if _, err := os.Lstat(p); err != nil {
+		return nil
+	}
+	n, sz := count(p)
+	if err := fsutil.RemoveTree(p); err != nil {
+		return err
+	}
+	b.files -= n
+	b.bytes -= sz
+	return nil
+}
+
+// added counts a file or symlink put at to.
+func (b *builder) added(to string, err error) error {
+	if err != nil {
+		return err
+	}
+	if fi, lerr := os.Lstat(to); lerr == nil {
+		b.files++
+		if fi.Mode().IsRegular() {
+			b.bytes += fi.Size()
+		}
+	}
+	return nil
 }
 
 // cloneOld links one root of the previous generation into the new one.
 // Its files are never written in place, so sharing inodes is safe; a file
-// the checkout now holds a newer copy of (the user built there) or that
-// became tracked is left out.
+// that became tracked is left out.
 func (b *builder) cloneOld(oldDir, root string) error {
 	if err := b.mkParents(root); err != nil {
 		return err
@@ -108,17 +135,15 @@ func (b *builder) cloneOld(oldDir, root string) error {
 		case b.tracked[rel]:
 			return nil
 		}
-		if ck, err := os.Lstat(filepath.Join(b.ws, r)); err == nil && !ck.IsDir() && ck.ModTime().After(fi.ModTime()) {
-			return nil
-		}
 		to := b.dstPath(rel)
 		switch {
 		case fi.Mode().IsRegular():
 			if os.Link(p, to) != nil {
-				return copyFile(p, to, fi)
+				return b.added(to, copyFile(p, to, fi))
 			}
+			return b.added(to, nil)
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return copyLink(p, to, fi)
+			return b.added(to, copyLink(p, to, fi))
 		}
 		return nil
 	})
@@ -164,7 +189,7 @@ func (b *builder) take(upper, root string) error {
 			if err := b.remove(rel); err != nil {
 				return err
 			}
-			return place(p, to, fi)
+			return b.added(to, place(p, to, fi))
 		case fi.Mode()&fs.ModeSymlink != 0:
 			target, err := os.Readlink(p)
 			if err != nil || !insideLink(b.ws, rel, target) {
@@ -173,7 +198,7 @@ func (b *builder) take(upper, root string) error {
 			if err := b.remove(rel); err != nil {
 				return err
 			}
-			return copyLink(p, to, fi)
+			return b.added(to, copyLink(p, to, fi))
 		}
 		return nil
 	})
@@ -195,9 +220,9 @@ func (b *builder) finish() {
 	}
 }
 
-// count is the layer's regular files and symlinks, and their bytes.
-func count(dir string) (files int, bytes int64) {
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// count is the regular files and symlinks at or under p, and their bytes.
+func count(p string) (files int, bytes int64) {
+	_ = filepath.WalkDir(p, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}

@@ -24,14 +24,21 @@
 // path removes it from the layer), opaque markers, overlay xattrs, devices,
 // fifos or sockets.
 //
-// How a new generation is made: under a per-workspace lock, the current
-// generation is hard-linked into a new directory (its files are never
-// written in place: overlayfs copies a lower file up before writing it and
-// copy mode copies it), the baseline's outputs are moved or copied over it
-// (mtimes kept: make and cargo compare them), the result is synced and
-// renamed into place, then meta.json, written atomically, names it. A run
-// holds a shared flock on the generation it started with until it ends, so
-// an older generation is removed only when no run uses it.
+// How a new generation is made, under a per-workspace lock: when no run
+// holds the current generation, it is changed in place (meta.json says
+// "updating" meanwhile, so a crash half-way leaves a layer that is never
+// stacked), each file replaced by unlinking the old name and linking the
+// new inode, never written into, then synced and renamed to the next
+// generation: the cost is what the baseline wrote, not the layer's size.
+// When a run still holds it (it is a lower of live mounts, which must not
+// change under them), the next generation is built beside it instead: the
+// current one hard-linked (its files are never written in place: overlayfs
+// copies a lower file up before writing it and copy mode copies it), the
+// baseline's outputs linked or copied over it (mtimes kept: make and cargo
+// compare them), synced, renamed into place, then named by meta.json,
+// written atomically. A run holds a shared flock on the generation it
+// started with until its jobs end; an older generation is removed once no
+// run holds it.
 //
 // When it is not used or dropped: the layer is valid to stack whenever the
 // tools themselves re-check freshness against the sources (cargo
@@ -43,9 +50,11 @@
 // file (the layer would show over a source), or when its format is not
 // this binary's. Directories a build made (src/__pycache__/) show in the
 // merged view even after the checkout lost their parent: ignored paths,
-// which the tools treat as their own. When a generation is built, a file of the old one whose
-// checkout counterpart is newer is dropped (the user built in the
-// checkout: theirs wins). `shadow gc` bounds the layers' total size
-// (least recently used first) and removes those of workspaces that no
-// longer exist.
+// which the tools treat as their own. A layer file older than the
+// checkout's own copy (the user built there) is not looked for: finding
+// it would walk the whole layer on every update, and it is harmless, as
+// the tools see it stale against the sources, rebuild in the shadow, and
+// the next baseline's rebuild replaces it. `shadow gc` bounds the layers'
+// total size (least recently used first) and removes those of workspaces
+// that no longer exist.
 package warm

@@ -61,6 +61,8 @@ func GC(root string, maxBytes int64) ([]Removed, []error) {
 			why = "no readable meta.json (an update that never finished)"
 		case m.Format != Format:
 			why = "an older layer format"
+		case m.Updating:
+			why = "an update in place was cut short"
 		default:
 			if _, err := os.Stat(m.Workspace); errors.Is(err, fs.ErrNotExist) {
 				why = "its workspace no longer exists"

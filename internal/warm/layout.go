@@ -68,6 +68,9 @@ type Meta struct {
 	BuiltAt time.Time `json:"built_at"`
 	// Run is the run whose baseline built this generation.
 	Run string `json:"run,omitempty"`
+	// Updating: the generation is being changed in place (no run held
+	// it); one left so by a crash is never stacked.
+	Updating bool `json:"updating,omitempty"`
 }
 
 func readMeta(kd string) (*Meta, error) {

@@ -35,8 +35,8 @@ func Update(root, ws, upper, runID string) (*Meta, error) {
 		return nil, ErrNotGit
 	}
 	old, _ := readMeta(kd)
-	if old != nil && (old.Format != Format || old.Workspace != ws) {
-		old = nil
+	if old != nil && (old.Format != Format || old.Workspace != ws || old.Updating) {
+		old = nil // rebuilt from the baseline alone
 	}
 	taken, gone, err := scanUpper(ws, upper)
 	if err != nil {
@@ -59,6 +59,14 @@ func Update(root, ws, upper, runID string) (*Meta, error) {
 	tr, err := tracked(ws, append(append([]string{}, taken...), keep...))
 	if err != nil {
 		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	if old != nil {
+		// No run holds the current generation: change it in place, at the
+		// cost of what the baseline wrote rather than of the whole layer.
+		if rel, err := flock(genLock(kd, old.Generation), true, true); err == nil {
+			defer rel()
+			return updateInPlace(kd, ws, upper, runID, old, keep, taken, gone, tr)
+		}
 	}
 	tmp, err := os.MkdirTemp(kd, tmpPrefix)
 	if err != nil {
@@ -87,7 +95,7 @@ func Update(root, ws, upper, runID string) (*Meta, error) {
 		}
 	}
 	b.finish()
-	files, bytes := count(tmp)
+	files, bytes := b.files, b.bytes
 	// The upper was mounted volatile: nothing of it was synced. The new
 	// generation's files are its inodes (hard links) or copies on this
 	// filesystem, so one syncfs(2) here puts both on disk before the swap;
@@ -111,6 +119,61 @@ func Update(root, ws, upper, runID string) (*Meta, error) {
 		return nil, fmt.Errorf("warm layer: %w", err)
 	}
 	removeUnused(kd, gen)
+	return m, nil
+}
+
+// updateInPlace changes the current generation, which no run holds (the
+// caller has its lock exclusive and the update lock), and renames it to
+// the next generation. meta.json says "updating" meanwhile, so a crash
+// half-way leaves a layer that is never stacked; files are replaced one by
+// one (the old name unlinked, the new inode linked), never written into.
+func updateInPlace(kd, ws, upper, runID string, old *Meta, keep, taken, gone []string, tr map[string]bool) (*Meta, error) {
+	dir := filepath.Join(kd, genName(old.Generation))
+	marked := *old
+	marked.Updating = true
+	if err := writeMeta(kd, &marked); err != nil {
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	b := &builder{ws: ws, dst: dir, tracked: tr, dirs: map[string]dirAttr{}, files: old.Files, bytes: old.Bytes}
+	valid := map[string]bool{}
+	for _, r := range keep {
+		valid[r] = true
+	}
+	var drop []string
+	for _, r := range old.Roots {
+		if !valid[r] {
+			drop = append(drop, r)
+		}
+	}
+	for p := range tr {
+		drop = append(drop, p)
+	}
+	for _, r := range append(drop, gone...) {
+		if err := b.remove(r); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range taken {
+		if err := b.take(upper, r); err != nil {
+			return nil, err
+		}
+	}
+	b.finish()
+	if err := syncFS(dir); err != nil {
+		return nil, fmt.Errorf("warm layer: sync %s: %w (layer not updated)", dir, err)
+	}
+	gen := nextGeneration(kd, old)
+	next := filepath.Join(kd, genName(gen))
+	if err := os.Rename(dir, next); err != nil {
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	m := &Meta{Format: Format, Workspace: ws, Generation: gen, Files: b.files, Bytes: b.bytes,
+		Roots: presentRoots(next, append(keep, taken...)), BuiltAt: time.Now().UTC(), Run: runID}
+	if err := writeMeta(kd, m); err != nil {
+		return nil, fmt.Errorf("warm layer: %w", err)
+	}
+	_ = os.Remove(genLock(kd, old.Generation))
+	removeUnused(kd, gen) // generations copied while runs held them
 	return m, nil
 }
 

@@ -216,25 +216,75 @@ func TestAcquireDropsALayerThatWouldShowOverSources(t *testing.T) {
 	}
 }
 
-func TestCheckoutBuildWinsOverOlderLayerFile(t *testing.T) {
-	ws, root := repo(t), t.TempDir()
-	up := t.TempDir()
-	p := write(t, up, "target/a", "layer")
-	past := time.Now().Add(-time.Hour)
-	_ = os.Chtimes(p, past, past)
-	write(t, up, "target/b", "b")
-	if _, err := Update(root, ws, up, "r1"); err != nil {
+// With no run holding it, an update changes the generation in place
+// (renamed to the next one); with one held, it builds the next beside it.
+// Both end with the same layer.
+func TestUpdateInPlaceAndBesideAgree(t *testing.T) {
+	var got [2][]string
+	for i, hold := range []bool{false, true} {
+		ws, root := repo(t), t.TempDir()
+		up1 := t.TempDir()
+		write(t, up1, "target/a", "a1")
+		write(t, up1, "target/b", "b1")
+		write(t, up1, "x.pyc", "x")
+		if _, err := Update(root, ws, up1, "r1"); err != nil {
+			t.Fatal(err)
+		}
+		if hold {
+			l, err := Acquire(root, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release()
+		}
+		before, _ := os.Stat(filepath.Join(keyDir(root, ws), genName(1), "target/b"))
+		up2 := t.TempDir()
+		write(t, up2, "target/a", "a2")
+		whiteout(t, up2, "target/b")
+		write(t, up2, "target/c", "c2")
+		m, err := Update(root, ws, up2, "r2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, files := current(t, root, ws)
+		if m.Generation != 2 || l.Meta.Files != len(files) || m.Updating {
+			t.Errorf("hold=%v: generation %d, meta counts %d files, holds %d, updating %v", hold, m.Generation, l.Meta.Files, len(files), m.Updating)
+		}
+		_, err = os.Stat(filepath.Join(keyDir(root, ws), genName(1)))
+		if hold != (err == nil) || (hold && before == nil) {
+			t.Errorf("hold=%v: generation 1 present = %v", hold, err == nil)
+		}
+		got[i] = files
+	}
+	if strings.Join(got[0], " ") != "target/a target/c x.pyc" || strings.Join(got[0], " ") != strings.Join(got[1], " ") {
+		t.Errorf("in place: %v, beside: %v; want target/a target/c x.pyc both", got[0], got[1])
+	}
+}
+
+// A layer an update in place left marked "updating" (a crash) is never
+// stacked, and the next update starts it afresh.
+func TestCutShortUpdateIsNotStacked(t *testing.T) {
+	ws, root, up := repo(t), t.TempDir(), t.TempDir()
+	write(t, up, "target/a", "a")
+	m, err := Update(root, ws, up, "r1")
+	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, ws, "target/a", "the user built in the checkout") // now: newer
+	m.Updating = true
+	if err := writeMeta(keyDir(root, ws), m); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := Acquire(root, ws); err == nil {
+		l.Release()
+		t.Fatal("a layer marked updating was stacked")
+	}
 	up2 := t.TempDir()
-	write(t, up2, "target/c", "c")
+	write(t, up2, "target/b", "b")
 	if _, err := Update(root, ws, up2, "r2"); err != nil {
 		t.Fatal(err)
 	}
-	_, got := current(t, root, ws)
-	if strings.Join(got, " ") != "target/b target/c" {
-		t.Errorf("layer holds %v, want target/a dropped", got)
+	if _, got := current(t, root, ws); strings.Join(got, " ") != "target/b" {
+		t.Errorf("after a cut-short update the layer holds %v, want only the new baseline's target/b", got)
 	}
 }
 
