@@ -4,7 +4,8 @@
 # checkout's last build (a winner applied): the baseline's wall time (its
 # duration_ms) and crates compiled in a first run, in a second identical
 # run (the layer holds the first baseline's build) and in a second run with
-# --no-warm (what it was before), side by side in each round.
+# --no-warm (what it was before), side by side in each round; and the whole
+# runs' wall time, which includes feeding the layer after the report.
 # usage: bench/warm.sh [ROUNDS]   (default 3; medians)
 #   BENCH_FNS=N  functions generated into core so that compiling it costs
 #                something (default 4000)
@@ -32,7 +33,7 @@ PY
 }
 echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/spec.json"
 printf '%-6s %14s %14s %14s %10s\n' round first_ms second_ms nowarm_ms ratio
-: > "$tmp/ratios"
+: > "$tmp/ratios"; : > "$tmp/wratios"
 for r in $(seq "$rounds"); do
   ws="$tmp/ws$r" state="$tmp/state$r"
   cp -r testdata/warm-cargo "$ws"
@@ -45,12 +46,20 @@ with open(p, "a") as f:
 PY
   (cd "$ws" && git init -q && git add -A && git -c user.email=b@e -c user.name=b commit -qm init && cargo build --offline -q)
   echo 'pub fn changed() {}' >> "$ws/core/src/lib.rs" # the applied winner
-  run() { XDG_STATE_HOME="$state" "$shadow" --headless --json -C "$ws" "$@" "$tmp/spec.json" -- cargo build --offline > "$tmp/rep.json" || true; base "$tmp/rep.json"; }
-  read -r d1 c1 _ _ < <(run)
-  read -r d2 c2 u2 g2 < <(run)
-  read -r d3 c3 _ _ < <(run --no-warm)
+  run() {
+    local s e
+    s=$(date +%s%N)
+    XDG_STATE_HOME="$state" "$shadow" --headless --json -C "$ws" "$@" "$tmp/spec.json" -- cargo build --offline > "$tmp/rep.json" || true
+    e=$(date +%s%N)
+    echo "$(base "$tmp/rep.json") $(( (e - s) / 1000000 ))"
+  }
+  read -r d1 c1 _ _ w1 < <(run)
+  read -r d2 c2 u2 g2 w2 < <(run)
+  read -r d3 c3 _ _ w3 < <(run --no-warm)
   ratio=$(awk -v a="$d2" -v b="$d1" 'BEGIN{printf "%.3f", a/b}')
   echo "$ratio" >> "$tmp/ratios"
-  printf '%-6s %8s (%d cr) %8s (%d cr) %8s (%d cr) %10s   layer %s gen %s\n' "$r" "$d1" "$c1" "$d2" "$c2" "$d3" "$c3" "$ratio" "$u2" "$g2"
+  awk -v a="$w2" -v b="$w1" 'BEGIN{printf "%.3f\n", a/b}' >> "$tmp/wratios"
+  printf '%-6s %8s (%d cr) %8s (%d cr) %8s (%d cr) %10s   layer %s gen %s; whole runs %s / %s / %s ms\n' "$r" "$d1" "$c1" "$d2" "$c2" "$d3" "$c3" "$ratio" "$u2" "$g2" "$w1" "$w2" "$w3"
 done
 echo "second/first baseline wall time, median of $rounds: $(median < "$tmp/ratios")"
+echo "second/first whole run (shadow's wall time, the layer's update included), median of $rounds: $(median < "$tmp/wratios")"
