@@ -257,6 +257,12 @@ echo "1 passed"
 			t.Errorf("%s: warm = %+v, want used, not updated (no baseline)", mode, r.Warm)
 		}
 	}
+	// --copy-skip leaves a heavy directory out of each copy: the layer
+	// must not bring it back.
+	out, _, _ = e.shadow("--headless", "--json", "--mode", "copy", "--copy-skip", "target", "-C", e.ws, spec, "--", "sh", "-c", "test ! -e target/out && echo '1 passed'")
+	if r := e.report(out); r.Hypotheses[0].Status != "passed" || r.Warm == nil || r.Warm.Used {
+		t.Errorf("copy mode with --copy-skip: %s, warm %+v; want target/ left out and the layer not used", r.Hypotheses[0].Status, r.Warm)
+	}
 	if tree(t, e.ws) != before {
 		t.Fatal("the checkout changed")
 	}

@@ -31,6 +31,7 @@ type Plan struct {
 	freeze   bool
 	noRecord bool
 	noWarm   bool // --no-warm
+	copySkip bool // --copy-skip given: copy mode leaves heavy dirs out
 	remote   bool // the hypotheses run on --remote nodes
 	// jobsGiven: -j or the spec's "jobs" was set (a remote run otherwise
 	// takes as many as its nodes offer).
@@ -143,7 +144,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		}
 	}
 	specJSON, _ := json.MarshalIndent(spec, "", "  ")
-	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, noWarm: o.NoWarm, notices: o.notices(),
+	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, noWarm: o.NoWarm, copySkip: len(o.CopySkip) > 0, notices: o.notices(),
 		jobsGiven: o.Jobs > 0 || spec.Jobs > 0}
 	p.cfg = engine.Config{
 		MaxOutput: o.MaxOutput,

@@ -93,8 +93,11 @@ func (p *Plan) startWarm(cfg *engine.Config) *warmRun {
 	}
 	w := &warmRun{root: warm.Dir(p.store.Root), ws: ws}
 	sb := &warmSandbox{Sandbox: cfg.Sandbox}
-	l, err := warm.Acquire(w.root, ws)
-	if err != nil {
+	if mode == "copy" && p.copySkip {
+		// Copying the layer in would bring back what --copy-skip leaves
+		// out (the layer is mostly target/, node_modules' builds…).
+		w.note = "not used: copy mode with --copy-skip"
+	} else if l, err := warm.Acquire(w.root, ws); err != nil {
 		w.note = "not used: " + err.Error()
 	} else {
 		sb.layer = l
@@ -108,6 +111,7 @@ func (p *Plan) startWarm(cfg *engine.Config) *warmRun {
 		}
 	}
 	if sb.baseline != "" {
+		var err error
 		if sb.harvest, err = warm.NewHarvest(w.root, ws); err != nil {
 			fmt.Fprintln(p.notices, "shadow:", err)
 			sb.baseline = ""
