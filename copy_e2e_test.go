@@ -66,6 +66,7 @@ func jailTool() string {
 
 func newCopyEnv(t *testing.T, how string) *copyEnv {
 	t.Helper()
+	parallel(t)
 	if how == "jail" {
 		if _, err := exec.LookPath("bwrap"); err != nil || jailTool() == "" {
 			t.Skip("needs bubblewrap (apt-get install bubblewrap) and the jail tool (SHADOW_JAIL)")
@@ -209,6 +210,7 @@ func copyModes() []string { return []string{"jail", "seccomp"} }
 // TestE2ECopyProbe: the probe names the blocking layer and says auto
 // runs copy mode.
 func TestE2ECopyProbe(t *testing.T) {
+	parallel(t)
 	for _, how := range copyModes() {
 		t.Run(how, func(t *testing.T) {
 			e := newCopyEnv(t, how)
@@ -233,6 +235,7 @@ func TestE2ECopyProbe(t *testing.T) {
 // the run ends, the checkout (ignored files and .git included) is
 // byte-identical and no copy is left.
 func TestE2ECopyPytest(t *testing.T) {
+	parallel(t)
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Skip("needs /usr/bin/python3 with pytest (apt-get install python3-pytest)")
 	}
@@ -343,6 +346,7 @@ func assertOverlap(t *testing.T, log string, n int) {
 // TestE2ECopyVitest: a vitest project with its node_modules (copied into
 // every hypothesis's copy, and reported as copy cost).
 func TestE2ECopyVitest(t *testing.T) {
+	parallel(t)
 	fixture, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
 	if _, err := os.Stat(filepath.Join(fixture, "vitest")); err != nil {
 		t.Skip("run `npm ci --prefix testdata/runners/js` first (.ci/run does)")
@@ -395,6 +399,7 @@ func TestE2ECopyVitest(t *testing.T) {
 // processes (the helpers get SIGTERM on shadow's death) and leaves the
 // copies, which `shadow gc` then removes.
 func TestE2ECopyKill9ThenGC(t *testing.T) {
+	parallel(t)
 	for _, how := range copyModes() {
 		t.Run(how, func(t *testing.T) {
 			e := newCopyEnv(t, how)

@@ -82,6 +82,7 @@ func runnerCases() []runnerCase {
 }
 
 func TestE2ERunners(t *testing.T) {
+	parallel(t)
 	jsFixture, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
 	for _, rc := range runnerCases() {
 		t.Run(rc.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 // overwrites every file it finds there: apply must still write exactly
 // what the honest one proposed.
 func TestE2EHostileHypothesisReachesNoShadowDir(t *testing.T) {
+	parallel(t)
 	for _, c := range []struct {
 		name       string
 		stateInWS  bool

@@ -41,10 +41,15 @@ type env struct {
 	ws    string
 	state string
 	dir   string // holds specs, outside the workspace
+	// extraEnv is added to the binary's environment: the tests run in
+	// parallel (parallel), so t.Setenv, which changes the test process's
+	// own environment, cannot be used.
+	extraEnv []string
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	parallel(t)
 	e := &env{t: t, ws: t.TempDir(), state: t.TempDir(), dir: t.TempDir()}
 	if v := overlay.Probe(filepath.Join(e.state, "probe")); v.Mode != "overlay" {
 		t.Skipf("overlay unavailable: %s", v.Reason)
@@ -77,7 +82,7 @@ func (e *env) cmd(args ...string) *exec.Cmd {
 	exe, _ := os.Executable()
 	c := exec.Command(exe, args...)
 	c.Dir = e.dir
-	c.Env = append(os.Environ(), "SHADOW_E2E_MAIN=1", "XDG_STATE_HOME="+e.state)
+	c.Env = append(append(os.Environ(), "SHADOW_E2E_MAIN=1", "XDG_STATE_HOME="+e.state), e.extraEnv...)
 	return c
 }
 

@@ -90,6 +90,7 @@ func pyEdit(path, content string) map[string]any {
 // pytest run: none may win; the real fix does, with its fixed test named,
 // and --apply writes only it.
 func TestE2EVerdictPytestCheats(t *testing.T) {
+	parallel(t)
 	// Copy mode sees the command's run-time changes by comparing the copy;
 	// overlay mode in the upper dir.
 	for _, mode := range []string{"overlay", "copy"} {

@@ -33,6 +33,7 @@ func treeHash(t *testing.T, root string) string {
 // thousands of files, at its named crash points and at random moments:
 // the next `shadow gc` (or run) restores every file.
 func TestE2EInplaceKill9WhileDeletingADirectory(t *testing.T) {
+	parallel(t)
 	cases := []struct{ name, crash string }{{"mid-delete", "mid-delete"}, {"during-command", "during-command"}, {"mid-restore-dir", "mid-restore-dir"}}
 	for i := 0; i < 3; i++ {
 		cases = append(cases, struct{ name, crash string }{fmt.Sprintf("random-%d", i), ""})
@@ -123,6 +124,7 @@ func TestE2EForgedJournalIsRefused(t *testing.T) {
 // workspace on a tmpfs, the state dir elsewhere, no .git), in-place mode
 // refuses the run with exit 3 before anything runs.
 func TestE2EInplaceDirDeleteWithoutTrashExits3(t *testing.T) {
+	parallel(t)
 	var a, b syscall.Stat_t
 	if syscall.Stat("/dev/shm", &a) != nil || syscall.Stat(os.TempDir(), &b) != nil || a.Dev == b.Dev {
 		t.Skip("no second filesystem (/dev/shm) for the workspace")

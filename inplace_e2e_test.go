@@ -21,6 +21,7 @@ import (
 
 func newInplaceEnv(t *testing.T) *env {
 	t.Helper()
+	parallel(t)
 	e := &env{t: t, ws: t.TempDir(), state: t.TempDir(), dir: t.TempDir()}
 	e.write("v.txt", "bad\n", 0o644)
 	e.write("old.txt", "old\n", 0o600)
@@ -154,6 +155,7 @@ func TestE2EInplaceModeOverlayRefused(t *testing.T) {
 // invocation on the workspace (or shadow gc) restores it byte for byte:
 // with mtimes when the command had not started yet.
 func TestE2EInplaceKill9ThenNextRunRestores(t *testing.T) {
+	parallel(t)
 	steps := []struct {
 		step       string
 		journal    bool

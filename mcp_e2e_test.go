@@ -75,6 +75,7 @@ func (w *testWriter) Write(p []byte) (int, error) {
 
 // newPlainEnv is an env for what needs no sandbox (listing tools, refusals).
 func newPlainEnv(t *testing.T) *env {
+	parallel(t)
 	return &env{t: t, ws: t.TempDir(), state: t.TempDir(), dir: t.TempDir()}
 }
 

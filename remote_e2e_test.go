@@ -55,6 +55,7 @@ func newRemoteEnvWith(t *testing.T, sshdExtra map[string]string, names ...string
 // newRemoteEnvAs logs in to the nodes as user.
 func newRemoteEnvAs(t *testing.T, user string, sshdExtra map[string]string, names ...string) *remoteEnv {
 	t.Helper()
+	parallel(t)
 	if os.Geteuid() != 0 {
 		t.Skip("simulating remote nodes needs root: an sshd per node, each in its own mount namespace")
 	}
@@ -832,7 +833,7 @@ func TestE2ERemoteMCPRun(t *testing.T) {
 	r.write("v.txt", "bad\n", 0o644)
 	r.write("delay", "0\n", 0o644)
 	before := tree(t, r.ws)
-	t.Setenv("SHADOW_SSH_COMMAND", "ssh -F "+r.sshConfig)
+	r.env.extraEnv = append(r.env.extraEnv, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
 	m := newMCPEnv(t, r.env, r.ws)
 	res := m.mustCall("shadow_run", map[string]any{
 		"hypotheses": []any{hypWith("good", "0", "good"), hypWith("bad", "0", "")},

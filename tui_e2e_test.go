@@ -32,6 +32,7 @@ type tmuxEnv struct {
 
 func newTmuxEnv(t *testing.T) *tmuxEnv {
 	t.Helper()
+	parallel(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (apt-get install tmux): the TUI end-to-end tests need it")
 	}
