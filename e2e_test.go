@@ -229,7 +229,12 @@ func TestE2EParallelHypothesesOverlap(t *testing.T) {
 		hyps = append(hyps, map[string]any{"name": n, "edits": []any{map[string]any{"path": "name.txt", "content": n}}})
 	}
 	spec := e.spec(map[string]any{"hypotheses": hyps})
-	script := `n=$(cat name.txt); date +%s.%N > ` + stamps + `/$n.start; sleep 0.6; date +%s.%N > ` + stamps + `/$n.end`
+	// Each waits (at most 10 s) until all three have started, instead of
+	// a fixed 0.6 s that three sandbox starts outlasted at load 35: run
+	// one after another, the first ends before the others start.
+	script := `n=$(cat name.txt); date +%s.%N > ` + stamps + `/$n.start; i=0; ` +
+		`while [ "$(ls ` + stamps + ` | grep -c start)" -lt 3 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; ` +
+		`date +%s.%N > ` + stamps + `/$n.end`
 	start := time.Now()
 	if out, stderr, code := e.shadow("--headless", "-j", "3", "-C", e.ws, spec, "--", "sh", "-c", script); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)

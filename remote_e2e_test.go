@@ -55,7 +55,6 @@ func newRemoteEnvWith(t *testing.T, sshdExtra map[string]string, names ...string
 // newRemoteEnvAs logs in to the nodes as user.
 func newRemoteEnvAs(t *testing.T, user string, sshdExtra map[string]string, names ...string) *remoteEnv {
 	t.Helper()
-	parallel(t)
 	if os.Geteuid() != 0 {
 		t.Skip("simulating remote nodes needs root: an sshd per node, each in its own mount namespace")
 	}
