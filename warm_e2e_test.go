@@ -8,10 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/shadow-dev/shadow/engine"
 )
@@ -333,7 +333,8 @@ func TestE2EWarmConcurrentRunsAndGC(t *testing.T) {
 // TestE2EWarmNotFedByAStaleRun: the checkout changed while the baseline
 // built, so its outputs may belong to neither state of the sources.
 func TestE2EWarmNotFedByAStaleRun(t *testing.T) {
-	e := warmSpace(t, "mkdir -p target; echo out > target/out; sleep 1.5; echo '1 passed'\n")
+	marker := "1.50" + strconv.Itoa(os.Getpid()) // about 1.5 s, and this test's own
+	e := warmSpace(t, "mkdir -p target; echo out > target/out; sleep "+marker+"; echo '1 passed'\n")
 	spec := e.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "baseline"}}})
 	c := e.cmd("--headless", "--json", "-C", e.ws, spec, "--", "sh", "build.sh")
 	var out strings.Builder
@@ -341,7 +342,9 @@ func TestE2EWarmNotFedByAStaleRun(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond) // the baseline is sleeping by then
+	// Edited once the baseline is sleeping (a fixed 700 ms was before
+	// its sandbox started on a loaded machine, so the run was not stale).
+	waitPresent(t, marker)
 	e.write("src.txt", "edited meanwhile\n", 0o644)
 	_ = c.Wait()
 	r := e.report(out.String())
