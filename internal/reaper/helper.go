@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/internal/quietterm"
 )
 
 // helperArg0 is argv[0] of the re-executed binary; MaybeHelper dispatches
@@ -53,6 +54,13 @@ type Status struct {
 	Ending string `json:"ending,omitempty"`
 }
 
+// init takes over a process started as the helper before the packages it
+// never uses are initialized: Go initializes a package as soon as its
+// imports are (the Go 1.21 order), and reaper imports nothing heavy, so
+// each hypothesis does not pay the TUI's highlighter registry or the
+// parsers' regexps (see overlay/nsinit, which does the same).
+func init() { MaybeHelper() }
+
 // MaybeHelper runs the helper and exits if this process was started as
 // one; otherwise it returns at once. main (and TestMain of packages whose
 // tests run copy-mode or in-place sandboxes) must call it before anything
@@ -61,6 +69,10 @@ func MaybeHelper() {
 	if len(os.Args) == 0 || os.Args[0] != helperArg0 {
 		return
 	}
+	// quietterm's init, which ran before this one, hid TERM (main puts it
+	// back, but the helper never gets there): the command must see the
+	// caller's.
+	quietterm.Restore()
 	// PR_SET_PDEATHSIG of the command fires when the thread that forked
 	// it exits (prctl(2)): keep every step on this one thread.
 	runtime.LockOSThread()

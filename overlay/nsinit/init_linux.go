@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/internal/quietterm"
 )
 
 // init takes over a process started as the sandbox init before the
@@ -27,6 +28,10 @@ func MaybeInit() {
 	if len(os.Args) == 0 || os.Args[0] != Arg0 {
 		return
 	}
+	// quietterm's init, which ran before this one, hid TERM (main puts it
+	// back, but the init never gets there): the command must see the
+	// caller's.
+	quietterm.Restore()
 	// Capabilities, no_new_privs and PR_SET_PDEATHSIG are per thread, and a
 	// child inherits the credentials of the thread that forks it
 	// (capabilities(7), prctl(2)): do everything on one thread.
