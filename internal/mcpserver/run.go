@@ -41,6 +41,9 @@ type mcpRunArgs struct {
 	AllowTestEdits bool              `json:"allow_test_edits,omitempty" jsonschema:"let a candidate that changes the tests, or runs fewer of them, win"`
 	Remote         []string          `json:"remote,omitempty" jsonschema:"run the hypotheses on these Linux nodes over SSH instead of here (as the CLI's --remote): each an ssh destination as the user's ~/.ssh/config knows it (a Host, or user@host); \"local\" names this machine. The checkout's source files are mirrored to the same path on each node; each hypothesis goes to the next free slot and its result names its node; ranking, records and apply stay here. A node that cannot be reached is reported; when none can, the call fails naming each"`
 	RemoteDir      string            `json:"remote_dir,omitempty" jsonschema:"with remote: where the mirror lives on every node when the workspace's own absolute path cannot be had there (an absolute path, as --remote-dir)"`
+	Upper          string            `json:"upper,omitempty" jsonschema:"overlay mode: where each hypothesis's writes go: disk (default, under the state dir) or ram (a tmpfs per hypothesis capped at upper_size, for large build outputs; a hypothesis that fills it fails with ENOSPC), as --upper"`
+	UpperSize      string            `json:"upper_size,omitempty" jsonschema:"with upper ram: the cap of each hypothesis's tmpfs, e.g. 512M or 2G (default a quarter of RAM), as --upper-size"`
+	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"neither stack nor feed the workspace's warm layer of build outputs (the git-ignored outputs of an earlier run's no-edit baseline), as --no-warm"`
 }
 
 type mcpHyp struct {
@@ -61,7 +64,7 @@ type mcpEdit struct {
 
 // runOnlyArgs are shadow_run's arguments that are not spec fields.
 var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "baseline": true, "keep": true, "freeze": true,
-	"remote": true, "remote_dir": true}
+	"remote": true, "remote_dir": true, "upper": true, "upper_size": true, "no_warm": true}
 
 // runRequest is a decoded shadow_run call.
 type runRequest struct {
@@ -77,6 +80,9 @@ type runRequest struct {
 	remote    []string
 	nodes     []engine.RemoteNode
 	remoteDir string
+	upper     run.Upper
+	upperSize int64
+	noWarm    bool
 }
 
 // parseRunArgs decodes shadow_run's arguments: run-only fields here, the
@@ -93,7 +99,7 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 		return nil, fmt.Errorf("arguments: must be an object (%v)", err)
 	}
 	r := &runRequest{}
-	var mode string
+	var mode, upper, upperSize string
 	str := func(name string, dst *string) error {
 		if v, ok := fields[name]; ok && string(v) != "null" {
 			if err := json.Unmarshal(v, dst); err != nil {
@@ -111,7 +117,8 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 		return nil
 	}
 	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline), boolean("keep", &r.keep), boolean("freeze", &r.freeze),
-		str("remote_dir", &r.remoteDir), remoteArg(fields["remote"], r)} {
+		str("remote_dir", &r.remoteDir), remoteArg(fields["remote"], r),
+		str("upper", &upper), str("upper_size", &upperSize), boolean("no_warm", &r.noWarm)} {
 		if err != nil {
 			return nil, err
 		}
@@ -122,6 +129,14 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 	var err error
 	if r.mode, err = run.ParseMode(mode); err != nil {
 		return nil, fmt.Errorf("mode: %q: %v", mode, err)
+	}
+	if r.upper, err = run.ParseUpper(upper); err != nil {
+		return nil, fmt.Errorf("upper: %q: %v", upper, err)
+	}
+	if upperSize != "" {
+		if err := (run.SizeValue{N: &r.upperSize}).Set(upperSize); err != nil {
+			return nil, fmt.Errorf("upper_size: %q: %v", upperSize, err)
+		}
 	}
 	switch {
 	case r.cwd == "":
@@ -214,6 +229,7 @@ func (s *Server) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	p, err := run.NewPlan(ctx, in.spec, in.cwd, run.Options{
 		Cwd: in.cwd, Mode: in.mode, Apply: in.apply, Baseline: in.baseline, Keep: in.keep, Freeze: in.freeze,
 		Remote: in.remote, RemoteDir: in.remoteDir,
+		Upper: in.upper, UpperSize: in.upperSize, NoWarm: in.noWarm,
 		Notices: s.notices, Version: s.version,
 	})
 	if err != nil {
