@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
-	"golang.org/x/sys/unix"
 )
 
 // builder fills a new generation's directory.
@@ -283,7 +282,6 @@ func copyLink(from, to string, fi fs.FileInfo) error {
 	if err := os.Symlink(target, to); err != nil {
 		return fmt.Errorf("warm layer: symlink %s: %w", to, err)
 	}
-	ts := []unix.Timespec{unix.NsecToTimespec(fi.ModTime().UnixNano()), unix.NsecToTimespec(fi.ModTime().UnixNano())}
-	_ = unix.UtimesNanoAt(unix.AT_FDCWD, to, ts, unix.AT_SYMLINK_NOFOLLOW)
+	setLinkTime(to, fi.ModTime())
 	return nil
 }
