@@ -6,13 +6,14 @@
 # usage: bench/ecosystems-report.sh DIR
 set -euo pipefail
 dir=${1:?usage: bench/ecosystems-report.sh DIR}
-stats() { sort -g | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.3f %.3f %.3f\n", m, v[int((NR+3)/4)], v[int((3*NR+1)/4)]}'; }
+# (with fewer than 5 figures the quartiles say little: min and max then)
+stats() { sort -g | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; if (NR<5) printf "%.3f %.3f %.3f\n", m, v[1], v[NR]; else printf "%.3f %.3f %.3f\n", m, v[int((NR+3)/4)], v[int((3*NR+1)/4)]}'; }
 for set in $(ls "$dir" | sed -n 's/^r-\([a-z]*-[0-9]*\)-loop$/\1/p'); do
   approaches=$(ls "$dir" | sed -n "s/^r-$set-//p")
   rounds=$(for a in $approaches; do wc -l < "$dir/r-$set-$a"; done | sort -n | head -1)
   [ "$rounds" -gt 0 ] || { echo "== $set: no complete round"; continue; }
   printf '\n== %s hypotheses: %s complete rounds\n' "$set" "$rounds"
-  printf '%-9s %-24s %-24s %-22s %-22s\n' approach 'wall s (IQR)' 'cpu s (IQR)' 'wall/loop (IQR)' 'cpu/loop (IQR)'
+  printf '%-9s %-24s %-24s %-22s %-22s\n' approach 'wall s (spread)' 'cpu s (spread)' 'wall/loop (spread)' 'cpu/loop (spread)'
   for a in overlay copy loop worktree cpcopy; do
     f="$dir/r-$set-$a"; [ -f "$f" ] || continue
     l="$dir/r-$set-loop"

@@ -20,11 +20,17 @@
 #             py needs nothing), run, `git worktree remove`
 #   cpcopy    a plain `cp -a` of the checkout per hypothesis, run, rm -rf
 # shadow runs -j cores (its default); worktree and cpcopy run their
-# hypotheses -j cores too (xargs -P), the loop cannot (one tree).
+# hypotheses -j cores too (xargs -P), the loop cannot (one tree). Every
+# approach's command runs in a session of its own (setsid), as shadow's do:
+# with sched_autogroup_enabled, a session is a scheduling group, and on a
+# machine others keep busy one that has its own group gets a larger share
+# of the CPU (without it shadow's wall times came out 0.4-0.6x the loop's
+# for one hypothesis at the same CPU time).
 # Each round runs every approach once, in alternating order (forward, then
 # reversed), so a noisy shared machine weighs on all alike; printed: wall
 # time and CPU time (user+system of every child, /usr/bin/time), median and
-# interquartile range, and the ratio to the loop taken per round.
+# spread (interquartile range; min-max under 5 rounds), and the ratio to
+# the loop taken per round.
 # Fetching and installing the projects happens once, into
 # ${SHADOW_BENCH_CACHE:-/var/tmp/shadow-bench}, untimed; each run times
 # fresh git checkouts of them under /tmp, warmed once first (build cache,
@@ -47,6 +53,7 @@ die() { echo "ecosystems.sh: $*" >&2; exit 1; }
 need() { command -v "$1" >/dev/null 2>&1 || die "$1 not found: $2"; }
 need go "install Go (see README)"
 need git "apt-get install git"
+need setsid "apt-get install util-linux"
 need /usr/bin/time "apt-get install time (bash's time cannot write the CPU of children to a file)"
 for e in $ECOS; do
   case $e in
@@ -195,7 +202,7 @@ run_loop() {
   getcmd
   while read -r f c; do
     [ "$f" = - ] || cp "$c" "$ws/$f"
-    (cd "$ws" && "${cmd[@]}") || rc=1
+    (cd "$ws" && setsid -w "${cmd[@]}") || rc=1
     [ "$f" = - ] || git -C "$ws" checkout -q -- "$f"
   done < "$tmp/$eco-$1.list"
   return $rc
@@ -207,7 +214,7 @@ one_worktree() {
   git -C "$ws" worktree add -q --detach "$d" HEAD || return 1
   [ "$2" = - ] || cp "$3" "$d/$2"
   if [ -n "$inst" ]; then (cd "$d" && $inst) || rc=1; fi
-  [ $rc -ne 0 ] || (cd "$d" && "${cmd[@]}") || rc=1
+  [ $rc -ne 0 ] || (cd "$d" && setsid -w "${cmd[@]}") || rc=1
   git -C "$ws" worktree remove --force "$d" || rc=1
   return $rc
 }
@@ -216,7 +223,7 @@ one_cpcopy() {
   getcmd
   cp -a "$ws" "$d" || return 1
   [ "$2" = - ] || cp "$3" "$d/$2"
-  (cd "$d" && "${cmd[@]}") || rc=1
+  (cd "$d" && setsid -w "${cmd[@]}") || rc=1
   rm -rf "$d"
   return $rc
 }
@@ -243,12 +250,13 @@ measure() {
   awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$tmp/t" >> "$tmp/r-$eco-$n-$a"
 }
 # stats: median, 25th and 75th percentile of the numbers on stdin.
-stats() { sort -g | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.3f %.3f %.3f\n", m, v[int((NR+3)/4)], v[int((3*NR+1)/4)]}'; }
+# (with fewer than 5 figures the quartiles say little: min and max then)
+stats() { sort -g | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; if (NR<5) printf "%.3f %.3f %.3f\n", m, v[1], v[NR]; else printf "%.3f %.3f %.3f\n", m, v[int((NR+3)/4)], v[int((3*NR+1)/4)]}'; }
 
 report() { # report N ROUNDS
   local n=$1 a col
   printf '\n== %s, %d hypothes%s, %d rounds (load %s)\n' "$eco" "$n" "$([ "$n" -eq 1 ] && echo is || echo es)" "$2" "$(cut -d' ' -f1-3 /proc/loadavg)"
-  printf '%-9s %-24s %-24s %-22s %-22s\n' approach 'wall s (IQR)' 'cpu s (IQR)' 'wall/loop (IQR)' 'cpu/loop (IQR)'
+  printf '%-9s %-24s %-24s %-22s %-22s\n' approach 'wall s (spread)' 'cpu s (spread)' 'wall/loop (spread)' 'cpu/loop (spread)'
   for a in $APPROACHES; do
     read -r wm wq1 wq3 < <(cut -d' ' -f1 "$tmp/r-$eco-$n-$a" | stats)
     read -r cm cq1 cq3 < <(cut -d' ' -f2 "$tmp/r-$eco-$n-$a" | stats)
