@@ -37,6 +37,34 @@ type Spec struct {
 	WaitDelay time.Duration
 }
 
+// statusChannel is the helper's status channel: a connected pair of unix
+// stream sockets, not a pipe. Without a PID namespace (copy and in-place
+// modes) the command runs as the same uid as the helper and shadow, and
+// open(2) of /proc/PID/fd/N reopens a pipe in whatever mode is asked
+// (proc(5)), so through the helper's fd or shadow's read end it could
+// write a report of its own, or keep a writer open that shadow's read
+// never sees the end of. A socket cannot be opened that way (ENXIO).
+// Both ends are close-on-exec; the helper gets the write end as an
+// ExtraFile.
+func statusChannel() (r, w *os.File, err error) {
+	// SOCK_CLOEXEC is not on every unix: mark them under ForkLock, as
+	// os.Pipe does where pipe2 is missing.
+	syscall.ForkLock.RLock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reexec: status socket: %w", err)
+	}
+	// Only shadow reads and only the helper writes.
+	_ = syscall.Shutdown(fds[0], syscall.SHUT_WR)
+	_ = syscall.Shutdown(fds[1], syscall.SHUT_RD)
+	return os.NewFile(uintptr(fds[0]), "status-r"), os.NewFile(uintptr(fds[1]), "status-w"), nil
+}
+
 // Result is how the helper ended.
 type Result struct {
 	// Status is what the helper wrote on its status pipe, trimmed; empty
@@ -63,7 +91,7 @@ func Run(ctx context.Context, s Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	statusR, statusW, err := os.Pipe()
+	statusR, statusW, err := statusChannel()
 	if err != nil {
 		return Result{}, err
 	}
