@@ -83,6 +83,7 @@ func runHelper() int {
 	// The status pipe must not reach the command: it could forge the
 	// report, and a daemon holding it would keep shadow waiting.
 	unix.CloseOnExec(statusFD)
+	notDumpable()
 	status := os.NewFile(statusFD, "status")
 	report := func(st Status) {
 		if status != nil {
@@ -138,6 +139,10 @@ func runHelper() int {
 	})
 	devnull.Close()
 	if err != nil {
+		// The error may be false (an errno read from a pipe something
+		// else wrote) while the command runs: whatever started below the
+		// helper is ended before it says so.
+		endTree(0, cfg.Grace, func(unix.WaitStatus) {})
 		report(Status{Stage: "start command", Error: "start " + cfg.Argv[0] + ": " + err.Error()})
 		return 126
 	}

@@ -14,6 +14,10 @@ import (
 // helper still ends everything that is below it when the command ends.
 func becomeSubreaper() error { return nil }
 
+// notDumpable: macOS has no PR_SET_DUMPABLE (its ptrace of a same-uid
+// process is gated by the system's own policy).
+func notDumpable() {}
+
 func commandAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 // watchParent polls for shadow's death: macOS has no PR_SET_PDEATHSIG.

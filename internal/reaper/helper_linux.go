@@ -11,6 +11,16 @@ import (
 	"github.com/shadow-dev/shadow/internal/procfs"
 )
 
+// notDumpable makes the helper's /proc entries root's and ptrace of it
+// refused to a process of the same uid without CAP_SYS_PTRACE
+// (PR_SET_DUMPABLE, prctl(2); ptrace_may_access): the command runs as
+// that uid with no namespace, and through /proc/PPID/fd it would reopen
+// the helper's pipes, such as the one ForkExec reads the exec's errno
+// from (a forged errno made the helper think the command never started).
+// The command itself is dumpable again after execve. The overlay init
+// does the same.
+func notDumpable() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }
+
 func becomeSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
