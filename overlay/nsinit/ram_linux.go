@@ -63,6 +63,12 @@ func CopyTree(src, dst string, keep bool) error {
 		mtime time.Time
 	}
 	var dirs []dirMode
+	// With keep, the copy must take no more disk than the capped tmpfs it
+	// comes from (the command chose what is there): a file hard-linked a
+	// hundred times is linked again, not copied a hundred times (cargo
+	// links its outputs too), and holes stay holes (copyFile).
+	type inode struct{ dev, ino uint64 }
+	linked := map[inode]string{}
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -93,6 +99,14 @@ func CopyTree(src, dst string, keep bool) error {
 			dirs = append(dirs, dirMode{to, perm, fi.ModTime()})
 			return nil
 		case fi.Mode().IsRegular():
+			st, _ := fi.Sys().(*syscall.Stat_t)
+			if keep && st != nil && st.Nlink > 1 {
+				id := inode{uint64(st.Dev), st.Ino}
+				if first, ok := linked[id]; ok {
+					return os.Link(first, to)
+				}
+				linked[id] = to
+			}
 			if err := copyFile(p, to, perm); err != nil {
 				return err
 			}
@@ -143,7 +157,7 @@ func copyFile(from, to string, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if err := copyData(in, out); err != nil {
 		out.Close()
 		return err
 	}
@@ -152,6 +166,51 @@ func copyFile(from, to string, perm fs.FileMode) error {
 	}
 	// Chmod after writing: the create mode is masked by the umask.
 	return os.Chmod(to, perm)
+}
+
+// copyData copies in's data regions only (lseek(2) SEEK_DATA/SEEK_HOLE,
+// which tmpfs and the disk filesystems support) and sets out's size: a
+// sparse file's holes stay holes, so a file of a terabyte's apparent size
+// in a RAM upper of a gigabyte costs what it holds. Where seeking for data
+// is refused, a plain copy.
+func copyData(in, out *os.File) error {
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	fd := int(in.Fd())
+	for off := int64(0); off < size; {
+		data, err := unix.Seek(fd, off, unix.SEEK_DATA)
+		if errors.Is(err, unix.ENXIO) {
+			break // only a hole is left
+		}
+		if err != nil {
+			if off == 0 && errors.Is(err, unix.EINVAL) {
+				if _, err := in.Seek(0, io.SeekStart); err != nil {
+					return err
+				}
+				_, err = io.Copy(out, in)
+				return err
+			}
+			return err
+		}
+		hole, err := unix.Seek(fd, data, unix.SEEK_HOLE)
+		if err != nil {
+			return err
+		}
+		if _, err := in.Seek(data, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := out.Seek(data, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := io.CopyN(out, in, hole-data); err != nil {
+			return err
+		}
+		off = hole
+	}
+	return out.Truncate(size)
 }
 
 // copyOpaque carries overlayfs's opaque marker (a directory deleted and
