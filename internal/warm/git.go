@@ -23,8 +23,15 @@ func gitEnv() []string {
 	return env
 }
 
+// safeConfig overrides, on the command line (which wins over every config
+// file, git-config(1)), the settings that make the git commands asked here
+// run a program: $HOME is writable from inside every sandbox, so a
+// candidate can plant a ~/.gitconfig whose core.fsmonitor `git ls-files`
+// and `git check-ignore` would run as shadow, outside the sandbox.
+var safeConfig = []string{"-c", "core.fsmonitor=false"}
+
 func git(ws string, stdin []byte, args ...string) ([]byte, int, error) {
-	cmd := exec.Command("git", append([]string{"-C", ws}, args...)...)
+	cmd := exec.Command("git", append(append(append([]string{}, safeConfig...), "-C", ws), args...)...)
 	cmd.Env = gitEnv()
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, stderr bytes.Buffer
