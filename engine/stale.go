@@ -225,7 +225,7 @@ func gitSources(workspace string, withIndex bool) (list []string, index map[stri
 }
 
 func gitZ(dir string, args ...string) ([]string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd := exec.Command("git", append(append(safeGitConfig(), "-C", dir), args...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, err
