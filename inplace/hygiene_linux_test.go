@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,7 +79,9 @@ func TestDaemonEndedBeforeRestore(t *testing.T) {
 		t.Errorf("the checkout was written after the restore:\nbefore:\n%s\nafter:\n%s", before, got)
 	}
 	noneLeft(t, marker)
-	if !strings.Contains(strings.Join(o.Warnings, "\n"), "left 1 process(es) running") {
+	// The daemon's own children (its grep, its sleep) may be counted with
+	// it, depending on where its loop was when the command ended.
+	if !regexp.MustCompile(`left [1-9][0-9]* process\(es\) running`).MatchString(strings.Join(o.Warnings, "\n")) {
 		t.Errorf("warnings %q do not report the daemon", o.Warnings)
 	}
 }
