@@ -28,7 +28,10 @@ import (
 // `git diff` and patches work on the node.
 func sourceFiles(ws string, exclude []string) ([]string, error) {
 	var files []string
-	cmd := exec.Command("git", "-C", ws, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	// core.fsmonitor off: $HOME is writable from every sandbox, and a
+	// ~/.gitconfig a candidate planted there would otherwise name a
+	// program this git runs as the user, outside any sandbox.
+	cmd := exec.Command("git", "-c", "core.fsmonitor=false", "-C", ws, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
