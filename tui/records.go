@@ -26,6 +26,7 @@ type runRow struct {
 	State     string // snap.StateRunning, StateFinished or StateInterrupted
 	Winner    string
 	Cancelled bool
+	Stopped   bool // it could not run every hypothesis (Report.Error)
 }
 
 func rowOf(ri *snap.RunInfo) runRow {
@@ -40,7 +41,7 @@ func rowOf(ri *snap.RunInfo) runRow {
 		if rep.Winner != nil {
 			r.Winner = *rep.Winner
 		}
-		r.Cancelled = rep.Cancelled
+		r.Cancelled, r.Stopped = rep.Cancelled, rep.Error != ""
 		if r.Hyps == 0 {
 			r.Hyps = len(rep.Hypotheses)
 		}

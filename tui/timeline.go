@@ -47,6 +47,8 @@ func renderTimeline(st Styles, runs []runRow, sel int, liveID string, w, h int) 
 			state = st.Warn.Render(g.Cancelled+" cancelled ") + st.Winner.Render(g.Winner+" "+r.Winner)
 		case r.Cancelled:
 			state = st.Warn.Render(g.Cancelled + " cancelled")
+		case r.Stopped:
+			state = st.Failed.Render(g.Error + " stopped")
 		case r.Winner != "":
 			state = st.Winner.Render(g.Winner + " " + r.Winner)
 		default:

@@ -304,3 +304,13 @@ func TestApplyAsksThenAppliesInCmd(t *testing.T) {
 		t.Errorf("status %q", m.status)
 	}
 }
+
+// A run that every remote node failing stopped reads "stopped", not a
+// plain "no winner" as if every hypothesis had run and failed.
+func TestHeaderSaysAStoppedRunStopped(t *testing.T) {
+	m := newTestModel(t, termenv.Ascii, 100, 30, liveEvents())
+	m.Update(RunDoneMsg{Report: &engine.Report{Error: "every remote node failed: node n1: connection lost"}})
+	if v := m.View(); !strings.Contains(v, "stopped · no winner") {
+		t.Errorf("header of a stopped run:\n%s", v)
+	}
+}

@@ -75,6 +75,10 @@ func (m *Model) header(w int, now time.Time) string {
 		}
 	case rv.report != nil && rv.report.Cancelled:
 		right = st.Warn.Render("cancelled")
+	case rv.report != nil && rv.report.Error != "":
+		// It could not run every hypothesis (every remote node failed);
+		// the reason is in the report's text and shadow show.
+		right = st.Failed.Render("stopped · no winner")
 	case rv.report != nil:
 		right = st.Failed.Render("no winner")
 	case rv.interrupted:
