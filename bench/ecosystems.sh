@@ -274,7 +274,6 @@ for eco in $ECOS; do
   export eco ws inst cmd_s
   # bash cannot export arrays: the approaches rebuild cmd from this.
   cmd_s=$(printf '%q ' "${cmd[@]}")
-  first=1; [ "$pairs1" -gt 0 ] || first=4
   for n in 1 4; do
     rounds=$pairs1; [ "$n" -eq 4 ] && rounds=$pairs4
     [ "$rounds" -gt 0 ] || continue
@@ -282,9 +281,12 @@ for eco in $ECOS; do
     # warm-up, untimed: the checkout's build cache / __pycache__, and a
     # first check that the command passes in the checkout
     (cd "$ws" && eval "${cmd_s}") > "$tmp/last.out" 2>&1 || { tail -20 "$tmp/last.out"; die "$eco: ${cmd[*]} fails in the fresh checkout $ws"; }
-    # (the first set also runs every approach once untimed: page cache,
-    # shadow's probe cache; a failing approach stops the bench here)
-    if [ "$n" -eq "$first" ]; then for a in $APPROACHES; do measure "$a" "$n"; done; fi
+    # then every approach once, untimed: the page cache, shadow's probe
+    # cache, and the first build of each edited file's content, which Go's
+    # content-keyed cache would otherwise charge to whichever approach
+    # runs first in round 1 (seen: 1.85x for overlay, 1.05x after); a
+    # failing approach stops the bench here
+    for a in $APPROACHES; do measure "$a" "$n"; done
     for a in $APPROACHES; do : > "$tmp/r-$eco-$n-$a"; done
     order=($APPROACHES)
     for i in $(seq "$rounds"); do
