@@ -4,8 +4,11 @@ package clone
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,7 +74,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	if err := checkOutside(s.base, job.Workspace); err != nil {
 		return out, err
 	}
-	dir, err := s.newDir()
+	dir, err := s.newDir(job.Workspace)
 	if err != nil {
 		return out, err
 	}
@@ -149,14 +152,31 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	return out, nil
 }
 
-// newDir makes one copy's directory. A sibling copies directory is
-// removed when its last copy is, so another job's removal may race the
-// creation: that is retried.
-func (s *Sandbox) newDir() (string, error) {
+// newDir makes one copy's directory: the lowest free slot of this
+// workspace's (copy-<key>-N), the same paths run after run. Go's build
+// cache keys a package by its directory and cargo's fingerprints by the
+// path, so a copy at a new random path each time rebuilt everything
+// (bench/ecosystems.sh: go-cmp cost 4x the loop's CPU); at a reused path
+// their entries from the last run hit. mkdir(2) is atomic, so two jobs
+// (or two runs) never share a slot; a slot a crash left behind is skipped
+// until gc removes it. A sibling copies directory is removed when its
+// last copy is, so another job's removal may race the creation: that is
+// retried.
+func (s *Sandbox) newDir(ws string) (string, error) {
+	key := slotKey(ws)
 	var err error
 	for i := 0; i < 3; i++ {
 		if err = os.MkdirAll(s.base, 0o700); err != nil {
 			return "", fmt.Errorf("create the copies directory %s: %w", s.base, err)
+		}
+		for n := 0; n < maxSlots; n++ {
+			dir := filepath.Join(s.base, fmt.Sprintf("%s%s-%d", copyPrefix, key, n))
+			if err = os.Mkdir(dir, 0o700); err == nil {
+				return dir, nil
+			}
+			if !errors.Is(err, fs.ErrExist) {
+				break
+			}
 		}
 		var dir string
 		if dir, err = os.MkdirTemp(s.base, copyPrefix); err == nil {
@@ -164,6 +184,17 @@ func (s *Sandbox) newDir() (string, error) {
 		}
 	}
 	return "", fmt.Errorf("create a copy directory in %s: %w", s.base, err)
+}
+
+// maxSlots bounds the search for a free slot; past it (leftovers of many
+// crashes) a copy gets a random path, as before.
+const maxSlots = 256
+
+// slotKey names a workspace's slots: copies of different workspaces may
+// share a base (the state dir).
+func slotKey(ws string) string {
+	h := sha256.Sum256([]byte(ws))
+	return hex.EncodeToString(h[:6])
 }
 
 // removeDir removes a copy, and the copies directory beside the
