@@ -287,15 +287,9 @@ func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writ
 		cfgW.Close()
 		return nil, startError(err)
 	}
-	if len(res.Status) == 0 {
-		if res.Cancelled {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("sandbox init ended without a report: %v", res.Wait)
-	}
 	var st initStatus
-	if err := json.Unmarshal(res.Status, &st); err != nil {
-		return nil, fmt.Errorf("sandbox init report unreadable: %v", err)
+	if ok, err := res.Decode(&st, "sandbox init"); !ok {
+		return nil, err
 	}
 	if st.Error != "" {
 		return &st, &InitError{Stage: st.Stage, Msg: st.Error, Errno: st.Errno}

@@ -100,15 +100,9 @@ func Run(ctx context.Context, c Command, onStart func(ProcID)) (*Status, error) 
 		goR.Close()
 		return nil, fmt.Errorf("start the process helper: %w", err)
 	}
-	if len(res.Status) == 0 {
-		if res.Cancelled {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("the process helper ended without a report: %v", res.Wait)
-	}
 	var st Status
-	if err := json.Unmarshal(res.Status, &st); err != nil {
-		return nil, fmt.Errorf("the process helper's report is unreadable: %v", err)
+	if ok, err := res.Decode(&st, "the process helper"); !ok {
+		return nil, err
 	}
 	if st.Error != "" {
 		if st.Stage == "start command" {

@@ -5,6 +5,7 @@ package reexec
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -74,6 +75,23 @@ type Result struct {
 	Wait error
 	// Cancelled: the context ended before the helper exited, and Stop ran.
 	Cancelled bool
+}
+
+// Decode reads the helper's JSON report into v; who names the helper in
+// errors ("the process helper", "sandbox init"). It returns false and no
+// error when the helper was stopped on cancel before it could report: the
+// caller's context says why.
+func (r Result) Decode(v any, who string) (bool, error) {
+	if len(r.Status) == 0 {
+		if r.Cancelled {
+			return false, nil
+		}
+		return false, fmt.Errorf("%s ended without a report: %v", who, r.Wait)
+	}
+	if err := json.Unmarshal(r.Status, v); err != nil {
+		return false, fmt.Errorf("%s's report is unreadable: %v", who, err)
+	}
+	return true, nil
 }
 
 // Run starts the helper and waits for it. The error is exec's failure to
