@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"strings"
@@ -18,39 +17,9 @@ import (
 // TestInitSkipsHeavyPackageInit). This fails if an import of
 // internal/reaper makes it wait for them.
 func TestReaperSkipsHeavyPackageInit(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Started without its configuration, the helper fails at once after
-	// its package init: GODEBUG=inittrace=1 lists every package
-	// initialized until then (one "init PKG @..." line each).
-	c := exec.Command(exe)
-	c.Args = []string{"shadow-reaper"}
-	c.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	var errb bytes.Buffer
-	c.Stderr = &errb
-	err = c.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 125 {
-		t.Fatalf("the helper without a configuration: %v (want exit 125)\n%s", err, errb.String())
-	}
-	var inited []string
-	for _, l := range strings.Split(errb.String(), "\n") {
-		if f := strings.Fields(l); len(f) > 1 && f[0] == "init" {
-			inited = append(inited, f[1])
-		}
-	}
-	if len(inited) == 0 {
-		t.Fatalf("no inittrace output: %q", errb.String())
-	}
-	for _, p := range inited {
-		for _, heavy := range []string{"github.com/alecthomas/chroma", "github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss",
-			"github.com/shadow-dev/shadow/parse", "github.com/shadow-dev/shadow/tui", "github.com/shadow-dev/shadow/engine", "github.com/modelcontextprotocol/go-sdk/mcp", "github.com/google/jsonschema-go"} {
-			if strings.HasPrefix(p, heavy) {
-				t.Errorf("the process helper initialized %s before taking over", p)
-			}
-		}
-	}
+	// Started without its configuration, the helper fails at once (exit
+	// 125) after its package init.
+	assertSkipsHeavyInit(t, "shadow-reaper", "the process helper", 125)
 }
 
 // quietterm hides TERM while packages are initialized, and the helper

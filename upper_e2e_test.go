@@ -18,19 +18,31 @@ import (
 // for them (Go initializes a package once its imports are) or the
 // dispatch moves back into main.
 func TestInitSkipsHeavyPackageInit(t *testing.T) {
+	// Started without its descriptors, the init fails at once after its
+	// package init.
+	assertSkipsHeavyInit(t, "shadow-sandbox-init", "the sandbox init", -1)
+}
+
+// assertSkipsHeavyInit starts this binary as arg0 with
+// GODEBUG=inittrace=1, which lists every package initialized until it
+// exits (runtime(3): one "init PKG @..." line each), and fails if one of
+// the front ends' heavy packages is among them. wantExit -1 takes any
+// exit.
+func assertSkipsHeavyInit(t *testing.T, arg0, who string, wantExit int) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Started without its descriptors, the init fails at once after its
-	// package init: GODEBUG=inittrace=1 lists every package initialized
-	// until then (runtime(3): one "init PKG @..." line each).
 	c := exec.Command(exe)
-	c.Args = []string{"shadow-sandbox-init"}
+	c.Args = []string{arg0}
 	c.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var errb bytes.Buffer
 	c.Stderr = &errb
-	_ = c.Run()
+	err = c.Run()
+	if ee, ok := err.(*exec.ExitError); wantExit >= 0 && (!ok || ee.ExitCode() != wantExit) {
+		t.Fatalf("%s: %v (want exit %d)\n%s", who, err, wantExit, errb.String())
+	}
 	var inited []string
 	for _, l := range strings.Split(errb.String(), "\n") {
 		if f := strings.Fields(l); len(f) > 1 && f[0] == "init" {
@@ -44,7 +56,7 @@ func TestInitSkipsHeavyPackageInit(t *testing.T) {
 		for _, heavy := range []string{"github.com/alecthomas/chroma", "github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss",
 			"github.com/shadow-dev/shadow/parse", "github.com/shadow-dev/shadow/tui", "github.com/shadow-dev/shadow/engine", "github.com/modelcontextprotocol/go-sdk/mcp", "github.com/google/jsonschema-go"} {
 			if strings.HasPrefix(p, heavy) {
-				t.Errorf("the sandbox init initialized %s before taking over", p)
+				t.Errorf("%s initialized %s before taking over", who, p)
 			}
 		}
 	}
