@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shadow-dev/shadow/internal/clone/dockerseccomp"
+	"github.com/shadow-dev/shadow/internal/sandbox/copy/dockerseccomp"
 )
 
 // Copy mode end to end, through the binary, where namespaces are really

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shadow-dev/shadow/internal/sandboxtest"
+	"github.com/shadow-dev/shadow/internal/sandbox/sandboxtest"
 )
 
 // A hostile hypothesis, run through the binary next to an honest one,

@@ -18,8 +18,8 @@ import (
 	"github.com/shadow-dev/shadow/internal/fsutil"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/reaper"
-	"github.com/shadow-dev/shadow/internal/remote"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 	"github.com/shadow-dev/shadow/overlay"
 )
 

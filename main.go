@@ -13,9 +13,9 @@ import (
 
 	"github.com/shadow-dev/shadow/internal/cli"
 	"github.com/shadow-dev/shadow/internal/quietterm"
-	"github.com/shadow-dev/shadow/internal/reaper"
-	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/internal/run"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 	"github.com/shadow-dev/shadow/overlay"
 )
 

@@ -15,7 +15,7 @@ import (
 // its package's init function takes it over before the heavy packages it
 // never uses are initialized (as the sandbox init does; see
 // TestInitSkipsHeavyPackageInit). This fails if an import of
-// internal/reaper makes it wait for them.
+// internal/sandbox/reaper makes it wait for them.
 func TestReaperSkipsHeavyPackageInit(t *testing.T) {
 	// Started without its configuration, the helper fails at once (exit
 	// 125) after its package init.

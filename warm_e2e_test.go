@@ -16,7 +16,7 @@ import (
 	"github.com/shadow-dev/shadow/engine"
 )
 
-// The warm build-output layer (internal/warm, issue 15 item 2).
+// The warm build-output layer (internal/sandbox/warm, issue 15 item 2).
 
 // gitCheckout makes e.ws a git checkout of what it holds, committed.
 func (e *env) gitCheckout() {

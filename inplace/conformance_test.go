@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/sandboxtest"
+	"github.com/shadow-dev/shadow/internal/sandbox/sandboxtest"
 )
 
 // The conformance suite, for the in-place sandbox: serial, at the

@@ -21,7 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 	"github.com/shadow-dev/shadow/snap"
 )
 

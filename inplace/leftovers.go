@@ -5,7 +5,7 @@ package inplace
 import (
 	"time"
 
-	"github.com/shadow-dev/shadow/internal/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 )
 
 // killLeftovers makes sure nothing of a crashed run's command still runs

@@ -13,7 +13,7 @@
 //   - files are replaced (temporary file + rename), never written through:
 //     a hard-linked twin keeps its bytes, a symlink is replaced, not
 //     followed;
-//   - the command runs under the process helper (internal/reaper), a child
+//   - the command runs under the process helper (internal/sandbox/reaper), a child
 //     subreaper that, when the command exits, on timeout, Ctrl-C or
 //     shadow's death, ends every process the command started, setsid
 //     daemons and double forks included (SIGTERM, a grace period,
@@ -40,7 +40,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 )
 
 // Grace is how long a command's processes have to exit after SIGTERM
@@ -192,7 +192,7 @@ func (s *Sandbox) say(r Recovered) {
 }
 
 // command runs the job's command in the subdir under the process helper
-// (internal/reaper), output to job.Output, until it exits or ctx ends. The
+// (internal/sandbox/reaper), output to job.Output, until it exits or ctx ends. The
 // helper returns only once every process the command started is gone,
 // setsid daemons and double forks included: none can write into the
 // checkout after the restore that follows.

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/sandboxtest"
+	"github.com/shadow-dev/shadow/internal/sandbox/sandboxtest"
 )
 
 // The conformance suite against overlay shadows: parallel, at the

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
-	"github.com/shadow-dev/shadow/internal/reexec"
+	"github.com/shadow-dev/shadow/internal/sandbox/reexec"
 
 	"golang.org/x/sys/unix"
 

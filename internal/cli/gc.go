@@ -13,7 +13,7 @@ import (
 	"github.com/shadow-dev/shadow/inplace"
 	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/run"
-	"github.com/shadow-dev/shadow/internal/warm"
+	"github.com/shadow-dev/shadow/internal/sandbox/warm"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/shadow-dev/shadow/internal/clone"
+	"github.com/shadow-dev/shadow/internal/sandbox/copy"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -26,18 +26,18 @@ func gcCopies(s Streams, store snap.Store, wsDirs []string) bool {
 			}
 		}
 	}
-	add([]string{store.SandboxDir(), clone.TmpCopies()})
+	add([]string{store.SandboxDir(), copy.TmpCopies()})
 	for _, d := range wsDirs {
 		var info struct {
 			Workspace string `json:"workspace"`
 		}
 		if b, err := os.ReadFile(filepath.Join(d, "workspace.json")); err == nil && json.Unmarshal(b, &info) == nil && filepath.IsAbs(info.Workspace) {
-			add(clone.Bases(store.SandboxDir(), info.Workspace))
+			add(copy.Bases(store.SandboxDir(), info.Workspace))
 		}
 	}
 	ok := true
 	for _, base := range bases {
-		r := clone.GC(base, overlay.SweepMinAge)
+		r := copy.GC(base, overlay.SweepMinAge)
 		for dir, why := range r.Kept {
 			fmt.Fprintf(s.Out, "kept %s: %s\n", dir, why)
 		}
@@ -48,7 +48,7 @@ func gcCopies(s Streams, store snap.Store, wsDirs []string) bool {
 			fmt.Fprintln(s.Err, "shadow gc:", err)
 			ok = false
 		}
-		if filepath.Base(base) == clone.SiblingDir {
+		if filepath.Base(base) == copy.SiblingDir {
 			_ = os.Remove(base) // only if empty: nothing left beside the checkout
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/shadow-dev/shadow/internal/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 	"github.com/shadow-dev/shadow/overlay"
 )
 

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/shadow-dev/shadow/internal/clone"
 	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/internal/run"
+	"github.com/shadow-dev/shadow/internal/sandbox/copy"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -52,8 +52,8 @@ func autoCopies(v *overlay.Verdict, store snap.Store) string {
 		return ""
 	}
 	ws := probeWorkspace()
-	base := clone.Base(store.SandboxDir(), ws)
-	if clone.Usable(base, ws) != nil {
+	base := copy.Base(store.SandboxDir(), ws)
+	if copy.Usable(base, ws) != nil {
 		return ""
 	}
 	v.Mode = "copy"

@@ -13,8 +13,8 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/records"
-	"github.com/shadow-dev/shadow/internal/remote"
 	"github.com/shadow-dev/shadow/internal/run"
+	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 )
 
 // mcpRunArgs are shadow_run's arguments: the spec (DESIGN.md §2) plus the

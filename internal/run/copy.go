@@ -6,20 +6,20 @@ import (
 	"path/filepath"
 
 	"github.com/shadow-dev/shadow/inplace"
-	"github.com/shadow-dev/shadow/internal/clone"
+	"github.com/shadow-dev/shadow/internal/sandbox/copy"
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// newCopy makes the copy-mode sandbox: copies under clone.Base (the state
+// newCopy makes the copy-mode sandbox: copies under copy.Base (the state
 // dir when it is on the workspace's filesystem, so blocks can be shared),
 // never copying shadow's own state when it lies inside the workspace. It
 // fails when no copy can be made here (then auto falls back to in place).
 func newCopy(o *Options, store snap.Store, ws string) (*sharedCopy, error) {
-	base := clone.Base(store.SandboxDir(), ws)
-	if err := clone.Usable(base, ws); err != nil {
+	base := copy.Base(store.SandboxDir(), ws)
+	if err := copy.Usable(base, ws); err != nil {
 		return nil, err
 	}
-	sb := clone.New(base, clone.Options{Skip: o.CopySkip, Exclude: ShadowDirs(store)})
+	sb := copy.New(base, copy.Options{Skip: o.CopySkip, Exclude: ShadowDirs(store)})
 	return &sharedCopy{Sandbox: sb, lock: filepath.Join(store.WorkspaceDir(ws), inplace.LockName), notices: o.notices()}, nil
 }
 
@@ -27,7 +27,7 @@ func newCopy(o *Options, store snap.Store, ws string) (*sharedCopy, error) {
 // sharedOverlay: a copy made while an in-place run has a hypothesis in the
 // checkout would copy that hypothesis.
 type sharedCopy struct {
-	*clone.Sandbox
+	*copy.Sandbox
 	lock    string
 	notices io.Writer
 }

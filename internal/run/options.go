@@ -41,7 +41,7 @@ type Options struct {
 	Freeze   bool // run on a copy of the source files taken at the start
 	NoRecord bool // do not record the run in the state directory
 	// NoWarm neither stacks the workspace's warm build-output layer nor
-	// feeds it from the baseline (--no-warm; internal/warm).
+	// feeds it from the baseline (--no-warm; internal/sandbox/warm).
 	NoWarm bool
 
 	// MaxOutput caps each hypothesis's stored output log (--max-output;

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/remote"
+	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 	"github.com/shadow-dev/shadow/snap"
 )
 

@@ -19,7 +19,7 @@ import (
 //   - inplace: the journaled in-place sandbox, no probe needed;
 //   - overlay: overlay shadows, or an ExitEnv refusal with the probe's
 //     reason and fix;
-//   - copy: a copy of the workspace per hypothesis (internal/clone);
+//   - copy: a copy of the workspace per hypothesis (internal/sandbox/copy);
 //   - auto: overlay shadows when the probe says they work, else copy mode,
 //     else (no copy can be made) in place, with a one-line notice.
 //

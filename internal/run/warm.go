@@ -9,11 +9,11 @@ import (
 	"sync"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/warm"
+	"github.com/shadow-dev/shadow/internal/sandbox/warm"
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// warmSandbox stacks the workspace's warm layer (internal/warm) just above
+// warmSandbox stacks the workspace's warm layer (internal/sandbox/warm) just above
 // the workspace in every job, and keeps the upper dir of the run's first
 // pure baseline job (no edits, deletes or common files of its own: only
 // the checkout's own code ran there) for warmRun.finish to feed the layer

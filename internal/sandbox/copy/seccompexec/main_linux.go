@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/shadow-dev/shadow/internal/clone/dockerseccomp"
+	"github.com/shadow-dev/shadow/internal/sandbox/copy/dockerseccomp"
 )
 
 func main() {

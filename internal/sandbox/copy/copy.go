@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package clone
+package copy
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package clone
+package copy
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/fsutil"
-	"github.com/shadow-dev/shadow/internal/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 )
 
 // Options shape what a copy holds and how its command is ended.

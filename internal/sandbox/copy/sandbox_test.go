@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package clone
+package copy
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 )
 
 func TestMain(m *testing.M) {

@@ -1,4 +1,4 @@
-package clone
+package copy
 
 // The process checks read /proc (needProc skips them here).
 

@@ -1,12 +1,12 @@
 //go:build linux || darwin
 
-package clone
+package copy
 
 import (
 	"testing"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/sandboxtest"
+	"github.com/shadow-dev/shadow/internal/sandbox/sandboxtest"
 )
 
 // TestConformance: copy mode keeps the promises every sandbox keeps, in

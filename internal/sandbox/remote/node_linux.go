@@ -22,7 +22,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/inplace"
-	"github.com/shadow-dev/shadow/internal/clone"
+	"github.com/shadow-dev/shadow/internal/sandbox/copy"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -278,15 +278,15 @@ func nodeSandbox(store snap.Store, ws, mode string) (engine.Sandbox, overlay.Ver
 	if bin := filepath.Dir(filepath.Dir(exe)); filepath.Base(bin) == "bin" && filepath.Base(filepath.Dir(bin)) == "shadow" {
 		hidden = append(hidden, bin)
 	}
-	cb := clone.Base(store.SandboxDir(), ws)
+	cb := copy.Base(store.SandboxDir(), ws)
 	switch mode {
 	case "inplace":
 		return inplace.New(store.WorkspaceDir(ws), io.Discard), overlay.Verdict{Mode: "inplace", Reason: "asked for with --mode inplace"}, nil
 	case "copy":
-		if err := clone.Usable(cb, ws); err != nil {
+		if err := copy.Usable(cb, ws); err != nil {
 			return nil, v, fmt.Errorf("copy mode is unavailable there: %v", err)
 		}
-		return clone.New(cb, clone.Options{Exclude: hidden}), v, nil
+		return copy.New(cb, copy.Options{Exclude: hidden}), v, nil
 	}
 	if v.Mode == "overlay" {
 		return overlay.New(v.Upper, v.Options).Mask(hidden...), v, nil
@@ -298,8 +298,8 @@ func nodeSandbox(store snap.Store, ws, mode string) (engine.Sandbox, overlay.Ver
 		}
 		return nil, v, errors.New(msg)
 	}
-	if clone.Usable(cb, ws) == nil {
-		return clone.New(cb, clone.Options{Exclude: hidden}), v, nil
+	if copy.Usable(cb, ws) == nil {
+		return copy.New(cb, copy.Options{Exclude: hidden}), v, nil
 	}
 	return inplace.New(store.WorkspaceDir(ws), io.Discard), v, nil
 }

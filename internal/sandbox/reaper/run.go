@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/shadow-dev/shadow/internal/reexec"
+	"github.com/shadow-dev/shadow/internal/sandbox/reexec"
 )
 
 // HelperError is a failure of the helper before or while starting the

@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package clone
+package copy
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
-	"github.com/shadow-dev/shadow/internal/reaper"
+	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 )
 
 // ownerFile lies beside the copy (in the copy's own directory, never in
