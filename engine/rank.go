@@ -5,7 +5,7 @@ import "sort"
 // Tiers of DESIGN §4, best first.
 const (
 	tierPassed       = iota // passed, not disqualified (with --confirm: not failed a rerun)
-	tierDisqualified        // passed, but changed the judge or lost tests
+	tierDisqualified        // passed, but disqualified, suspicious or tampered
 	tierCounted             // ran to the end with test counts
 	tierNoCounts            // ran to the end, no counts (or no tests where others ran some)
 	tierAborted             // timed out, error, cancelled
@@ -154,6 +154,10 @@ func tierOf(r *Result, anyRan bool) int {
 	case r.Tests != nil && ran(r) == 0 && anyRan:
 		return tierNoCounts
 	case r.Status == StatusPassed && r.Disqualified != nil:
+		return tierDisqualified
+	case r.Status == StatusPassed && r.Tampered != nil:
+		return tierDisqualified // a forged verdict never wins
+	case r.Status == StatusPassed && r.Suspicious != nil && !r.allowSuspicious:
 		return tierDisqualified
 	case r.Status == StatusPassed:
 		return tierPassed

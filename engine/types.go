@@ -236,6 +236,36 @@ type Result struct {
 	Node string `json:"node"`
 	Mode string `json:"mode"`
 
+	// Batch 3 fields (docs/report.md): optional, null where not measured,
+	// so old readers of shadow.report/v1 are unaffected.
+	//
+	// Reason: one line, the first error the output names (a compile
+	// error, the failing assertion, a collection error, a timeout and what
+	// it was doing); null for a pass.
+	Reason *string `json:"reason"`
+	// Outside: what the hypothesis wrote outside the workspace ($HOME,
+	// --writable paths, a shared /tmp), capped; null where not measured.
+	Outside []OutsideWrite `json:"outside"`
+	// Suspicious: why the candidate looks like it games the judge or
+	// persists outside its shadow (judge-aware code with file and line, a
+	// write to a persistence path). Like Disqualified, a suspicious pass
+	// never wins unless --allow-suspicious.
+	Suspicious *string `json:"suspicious"`
+	// Tampered: the evidence that the run's verdict was forged (the canary
+	// passed or vanished, tests the judge does not have). Never wins.
+	Tampered *string `json:"tampered"`
+	// JudgeEdits: the judge files (tests, runner configuration, common
+	// files) the candidate changed; ProposedTests: the tests it adds or
+	// changes, each with whether it reproduces the bug; Cross: the other
+	// candidates' reproductions it passed and failed.
+	JudgeEdits    []string       `json:"judge_edits"`
+	ProposedTests []ProposedTest `json:"proposed_tests"`
+	Cross         *Cross         `json:"cross"`
+	// PeakMemoryBytes: the hypothesis's peak memory where the sandbox can
+	// read it; Limits: what the sandbox enforced.
+	PeakMemoryBytes *int64     `json:"peak_memory_bytes"`
+	Limits          *HypLimits `json:"limits"`
+
 	// Per-test outcomes, used for fixed/broken; not part of the JSON.
 	passedTests map[string]bool
 	failedTests map[string]bool
@@ -248,10 +278,13 @@ type Result struct {
 	judgeProposed  []string
 	judgeChanged   []string
 	allowTestEdits bool
-	attempts       []attempt
-	confirmFailed  bool
-	confirmed      bool
-	tier           int
+	// allowSuspicious: --allow-suspicious, a suspicious or tampered pass
+	// keeps its tier.
+	allowSuspicious bool
+	attempts        []attempt
+	confirmFailed   bool
+	confirmed       bool
+	tier            int
 }
 
 // Report is the whole run (shadow.report/v1). Hypotheses are in rank order.
@@ -363,4 +396,47 @@ type Event struct {
 
 	// run_finished
 	Report *Report `json:"report,omitempty"`
+}
+
+// OutsideWrite is one path a hypothesis created, changed or deleted outside
+// the workspace (report field "outside").
+type OutsideWrite struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+	// Kind: "created", "changed" or "deleted".
+	Kind string `json:"kind"`
+}
+
+// ProposedTest is a test a candidate adds or changes (report field
+// "proposed_tests"). Reproduces: it fails on the baseline and passes on
+// its own candidate (null where the cross phase did not run).
+type ProposedTest struct {
+	Path       string `json:"path"`
+	Test       string `json:"test"`
+	Reproduces *bool  `json:"reproduces"`
+}
+
+// Cross is how a candidate fared on the other candidates' reproductions.
+type Cross struct {
+	Passed []CrossRef `json:"passed"`
+	Failed []CrossRef `json:"failed"`
+}
+
+// CrossRef names one reproduction: the candidate that proposed it and the
+// test's name.
+type CrossRef struct {
+	From string `json:"from"`
+	Test string `json:"test"`
+}
+
+// HypLimits is what the sandbox enforced on one hypothesis (report field
+// "limits"); zero fields were not enforced.
+type HypLimits struct {
+	// Pids: the most processes/threads at once; MemoryBytes: the memory
+	// cap; OOMScoreAdj: the oom_score_adj its processes ran with.
+	Pids        int64 `json:"pids,omitempty"`
+	MemoryBytes int64 `json:"memory_bytes,omitempty"`
+	OOMScoreAdj int   `json:"oom_score_adj,omitempty"`
+	// Via: how they were enforced ("cgroup v2", "cgroup v1", "rlimit").
+	Via string `json:"via,omitempty"`
 }
