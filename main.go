@@ -45,7 +45,7 @@ func dispatch(args []string) int {
 }
 
 // exitCode is the one place a command's error becomes an exit code
-// (DESIGN.md §1) and, where the command has not said it, a line on stderr.
+// (docs/cli.md) and, where the command has not said it, a line on stderr.
 func exitCode(err error, stderr io.Writer) int {
 	var ee *cli.ExitError
 	var re *run.Error

@@ -254,7 +254,7 @@ func TestTUIOutputViewInTmux(t *testing.T) {
 }
 
 // A real SIGINT while the TUI's run goes on: the run is cancelled and the
-// exit code is 130 (DESIGN §1), not a result's 0 or 1.
+// exit code is 130 (docs/cli.md), not a result's 0 or 1.
 func TestTUIInterruptExits130(t *testing.T) {
 	e := newTmuxEnv(t)
 	marker := "shadow-e2e-int-" + strconv.Itoa(os.Getpid())

@@ -9,7 +9,7 @@ import (
 )
 
 // maxConfirmed is how many leading candidates --confirm tries in turn
-// before it gives up naming a winner (DESIGN §4).
+// before it gives up naming a winner (docs/report.md).
 const maxConfirmed = 3
 
 // confirm reruns the leader of the ranked results cfg.Confirm more times,

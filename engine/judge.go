@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The judge (DESIGN §4) is what decides whether a candidate passed: the test
+// The judge (docs/report.md) is what decides whether a candidate passed: the test
 // files, the runners' configuration and the spec's common files. A candidate
 // that changes it may pass without fixing anything (ImpossibleBench's
 // "modify the tests" route), so every path a hypothesis proposes, and every

@@ -2,7 +2,7 @@ package engine
 
 import "sort"
 
-// Tiers of DESIGN §4, best first.
+// Tiers of docs/report.md, best first.
 const (
 	tierPassed       = iota // passed, not disqualified (with --confirm: not failed a rerun)
 	tierDisqualified        // passed, but disqualified, suspicious or tampered
@@ -11,7 +11,7 @@ const (
 	tierAborted             // timed out, error, cancelled
 )
 
-// Rank orders results as DESIGN.md §4 says, in tiers: passed and not
+// Rank orders results as docs/report.md says, in tiers: passed and not
 // disqualified; passed and disqualified; the rest that ran to the end with
 // known counts; no counts (a run that collected no tests where another ran
 // some is counted here); timed out, error, cancelled. Within a tier: fewer

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// RemoteNode is one entry of a spec's "remote" (DESIGN.md §8): an ssh
+// RemoteNode is one entry of a spec's "remote" (docs/remote.md): an ssh
 // destination, written either as a string or as {"node": "n1", "jobs": 4}
 // when the node should offer a number of slots other than its CPU count.
 type RemoteNode struct {
@@ -47,7 +47,7 @@ type SyncReporter interface {
 // it runs jobs on (remote nodes that have all failed). Once Exhausted
 // returns an error, Run starts no more hypotheses: those left are reported
 // as not run (status error, runs 0, the reason in error), the report's
-// error says why, and --apply writes nothing (DESIGN.md §8: the run fails
+// error says why, and --apply writes nothing (docs/remote.md: the run fails
 // with exit 3 when no node works).
 type Exhauster interface {
 	Exhausted() error

@@ -35,7 +35,7 @@ type Config struct {
 	Apply       bool // write the winner into the checkout
 	// TestPaths are globs naming the test files (nil: DefaultTestPaths);
 	// AllowTestEdits lets a candidate that changes the judge or loses
-	// tests win (DESIGN §4).
+	// tests win (docs/report.md).
 	TestPaths      []string
 	AllowTestEdits bool
 	// Confirm reruns the baseline and the leading candidate this many more
@@ -319,7 +319,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		r.failedTests = set(summary.FailedTests)
 	}
 	// Exit 0 after failing tests (candidate code calling os._exit(0), a
-	// wrapper that drops the status) is not a pass (DESIGN §4).
+	// wrapper that drops the status) is not a pass (docs/report.md).
 	if r.Status == StatusPassed && r.Tests != nil && r.Tests.Failed > 0 {
 		r.Status = StatusFailed
 	}

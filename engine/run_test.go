@@ -143,7 +143,7 @@ func TestRankOrderRules(t *testing.T) {
 	for _, r := range rs {
 		got = append(got, r.Name)
 	}
-	// A timed-out run ranks below every run that ran to the end (DESIGN §4).
+	// A timed-out run ranks below every run that ran to the end (docs/report.md).
 	want := "c-passed-more-tests,e-passed-small,b-passed-big,a-failed-few,d-failed-many,f-timeout"
 	if strings.Join(got, ",") != want {
 		t.Errorf("got  %v\nwant %s", got, want)

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// SpecError is the error of every refusal of a spec (DESIGN.md §2): main
+// SpecError is the error of every refusal of a spec (docs/spec.md): main
 // prints it and exits 2. Hyp is empty for spec-level fields ("command",
 // "timeout"...); Field is empty when the refusal is about the whole document.
 type SpecError struct {

@@ -38,7 +38,7 @@ func Resolve(spec *Spec, specDir, workspace string, bases BaseResolver, lim ...L
 	return out, nil
 }
 
-// resolveHyp builds one hypothesis in DESIGN §2's order: the checkout,
+// resolveHyp builds one hypothesis in docs/spec.md's order: the checkout,
 // the base chain, the spec's common part, then its own edits, deletes and
 // patch.
 func resolveHyp(h *SpecHyp, common *SpecCommon, specDir, workspace string, bases BaseResolver, lim Limits) (Hypothesis, error) {

@@ -396,7 +396,7 @@ func TestLoadSpecStdin(t *testing.T) {
 	}
 }
 
-// TestLoadSpecTestdata loads the sample spec of DESIGN.md §2 from testdata,
+// TestLoadSpecTestdata loads the sample spec of docs/spec.md from testdata,
 // with its "file" source relative to the spec's directory.
 func TestLoadSpecTestdata(t *testing.T) {
 	spec, dir, err := LoadSpec(filepath.Join("testdata", "spec", "sample.json"), nil)

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Spec is the JSON document of DESIGN.md §2, as decoded (unknown fields are
+// Spec is the JSON document of docs/spec.md, as decoded (unknown fields are
 // refused by the decoder).
 type Spec struct {
 	Hypotheses []SpecHyp         `json:"hypotheses"`
@@ -26,7 +26,7 @@ type Spec struct {
 	JUnit      string            `json:"junit,omitempty"`
 	// TestPaths are globs naming the test files (nil: DefaultTestPaths);
 	// with the runners' configuration and the common files they are the
-	// judge a candidate must not change (DESIGN §4).
+	// judge a candidate must not change (docs/report.md).
 	TestPaths      []string `json:"test_paths,omitempty"`
 	AllowTestEdits bool     `json:"allow_test_edits,omitempty"`
 	// Confirm is how many more times the baseline and the leading
@@ -148,7 +148,7 @@ type Outcome struct {
 	// the upper dir that the hypothesis did not write; copy mode: by
 	// comparison). nil when the sandbox cannot tell. The engine uses it to
 	// see a command that rewrites the judge (tests, runner config) at run
-	// time (edits_tests, DESIGN §4).
+	// time (edits_tests, docs/report.md).
 	Changed []string
 	// Node is the remote node the job ran on ("" for this machine) and
 	// Mode the sandbox mode it ran in there ("" for the sandbox's Mode()).
@@ -218,7 +218,7 @@ type Result struct {
 	Log          string   `json:"log"`
 	Error        *string  `json:"error"`
 
-	// Verdict fields (DESIGN §4). EditsTests: judge files the hypothesis
+	// Verdict fields (docs/report.md). EditsTests: judge files the hypothesis
 	// proposes to write or delete, or that its command changed. LostTests:
 	// tests the baseline ran that this one did not (null without a baseline
 	// with counts). Disqualified: why a passing candidate may not win.

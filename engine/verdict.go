@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// The verdict fields of DESIGN §4, measured against the baseline: which
+// The verdict fields of docs/report.md, measured against the baseline: which
 // tests a candidate fixed or broke, which of the baseline's tests it lost,
 // and whether it may win at all.
 
@@ -124,7 +124,7 @@ func fixedBroken(base, r *Result, flaky map[string]bool) (fixed, broken []string
 			// Named everything and not this one: not run, so not fixed.
 		case ran(r) >= ran(base):
 			// A runner naming only failures: it ran at least as many
-			// tests and does not name this one failing (DESIGN §4).
+			// tests and does not name this one failing (docs/report.md).
 			fixed = append(fixed, n)
 		default:
 			return nil, brokenOf(base, r, flaky, both)

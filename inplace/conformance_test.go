@@ -11,7 +11,7 @@ import (
 
 // The conformance suite, for the in-place sandbox: serial, at the
 // workspace's own path, in the checkout itself, and not hostile-proof (the
-// command runs as the user; DESIGN §3).
+// command runs as the user; docs/modes.md).
 func TestConformance(t *testing.T) {
 	sandboxtest.Run(t, func(t *testing.T, d sandboxtest.Dirs) engine.Sandbox {
 		return New(d.State, nil)

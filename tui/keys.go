@@ -16,7 +16,7 @@ type KeyMap struct {
 	Yes, No               key.Binding
 }
 
-// DefaultKeyMap is the key map of DESIGN.md and issues 6 and 16.
+// DefaultKeyMap is the key map of docs/cli.md ("The TUI's keys") and issues 6 and 16.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "pick")),

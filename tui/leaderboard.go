@@ -267,7 +267,7 @@ func listCount(st Styles, h *hypState, fixed, final bool) string {
 	if fixed {
 		l = h.result.Fixed
 	}
-	if l == nil { // unknown: the output cannot tell (DESIGN §4)
+	if l == nil { // unknown: the output cannot tell (docs/report.md)
 		return st.Dim.Render("–")
 	}
 	if len(l) == 0 {

@@ -10,7 +10,7 @@ import (
 	"github.com/shadow-dev/shadow/internal/run"
 )
 
-// runFlags are the flags of a run (DESIGN.md §1): the run service's
+// runFlags are the flags of a run (docs/cli.md): the run service's
 // options, and how the result is shown. They are defined here and only
 // here (the root command, tui and demo share them): a new run option is a
 // field of run.Options and one line in register.

@@ -17,7 +17,7 @@ import (
 	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 )
 
-// mcpRunArgs are shadow_run's arguments: the spec (DESIGN.md §2) plus the
+// mcpRunArgs are shadow_run's arguments: the spec (docs/spec.md) plus the
 // run flags an agent needs. The struct gives the advertised input schema;
 // decoding goes through engine.DecodeSpec so that a refusal reads exactly
 // as the CLI's (naming the hypothesis and the field).

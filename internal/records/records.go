@@ -76,7 +76,7 @@ func ResultLine(r *engine.Result) string {
 	if r.Tests != nil {
 		s += fmt.Sprintf(" (%d passed, %d failed)", r.Tests.Passed, r.Tests.Failed)
 	}
-	if r.Disqualified != nil { // as the text report marks it (DESIGN §4)
+	if r.Disqualified != nil { // as the text report marks it (docs/report.md)
 		s += " [disqualified: " + *r.Disqualified + "]"
 	}
 	if r.Runs > 1 {

@@ -2,7 +2,7 @@ package run
 
 import "fmt"
 
-// Exit codes (DESIGN.md §1).
+// Exit codes (docs/cli.md).
 const (
 	ExitWinner = 0
 	ExitNone   = 1

@@ -56,7 +56,7 @@ type Options struct {
 	// AllowTestEdits lets a candidate that changes the tests or runs fewer
 	// of them win (--allow-test-edits); the spec's "allow_test_edits" too.
 	AllowTestEdits bool
-	// Remote names the nodes to run on (--remote, DESIGN.md §8), over
+	// Remote names the nodes to run on (--remote, docs/remote.md), over
 	// the spec's "remote"; RemoteDir is where their mirrors live when not
 	// at the workspace's own path (--remote-dir).
 	Remote    []string
@@ -78,7 +78,7 @@ func (o *Options) notices() io.Writer {
 	return o.Notices
 }
 
-// Mode is the sandbox mode asked for (DESIGN.md §1 --mode).
+// Mode is the sandbox mode asked for (docs/cli.md --mode).
 type Mode string
 
 const (

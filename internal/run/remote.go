@@ -11,7 +11,7 @@ import (
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// remoteNodes are the run's nodes (DESIGN.md §8): --remote's over the
+// remoteNodes are the run's nodes (docs/remote.md): --remote's over the
 // spec's "remote"; a node the flag names keeps the spec's "jobs" for it.
 func remoteNodes(o *Options, spec *engine.Spec) ([]engine.RemoteNode, error) {
 	nodes := spec.Remote

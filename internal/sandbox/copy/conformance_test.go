@@ -11,7 +11,7 @@ import (
 
 // TestConformance: copy mode keeps the promises every sandbox keeps, in
 // parallel; it runs at another path and guards against accidents, not a
-// hostile command (DESIGN.md §3 item 3).
+// hostile command (docs/modes.md).
 func TestConformance(t *testing.T) {
 	sandboxtest.Run(t, func(t *testing.T, d sandboxtest.Dirs) engine.Sandbox {
 		return New(d.Sandboxes, Options{Exclude: []string{d.State}})

@@ -1,4 +1,4 @@
-// Package copy is copy mode (DESIGN.md §3 item 3): where namespaces are
+// Package copy is copy mode (docs/modes.md): where namespaces are
 // forbidden (a Docker or Kubernetes seccomp profile, macOS), each
 // hypothesis runs in its own copy of the workspace, made in a shadow-owned
 // directory on the workspace's own filesystem so the copy can share blocks

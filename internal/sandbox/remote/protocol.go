@@ -1,4 +1,4 @@
-// Package remote runs hypotheses on Linux nodes over SSH (DESIGN.md §8).
+// Package remote runs hypotheses on Linux nodes over SSH (docs/remote.md).
 //
 // The local side (Sandbox) is an engine.Sandbox: before the run it opens
 // one OpenSSH master connection per node, brings its own binary when the

@@ -1,5 +1,5 @@
 // Package sandboxtest is the conformance suite every shadow sandbox runs
-// (DESIGN.md §7), in the spirit of containerd's snapshotter test suite: a
+// (docs/modes.md), in the spirit of containerd's snapshotter test suite: a
 // sandbox declares what it promises, and the suite checks each promise it
 // makes, with a command that tries to break it.
 //
