@@ -22,9 +22,9 @@ const (
 // context is what Scan knows of a file beyond its lines: which lines are
 // code and which run at import time.
 type context struct {
-	lang    Lang
-	lines   []string
-	code    []bool
+	lang     Lang
+	lines    []string
+	code     []bool
 	atImport []bool
 }
 
