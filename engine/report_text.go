@@ -25,7 +25,7 @@ func WriteText(w io.Writer, r *Report) {
 		if fb := fixesCell(h); fb != "" {
 			fmt.Fprintf(w, "  %s", fb)
 		}
-		if r.Winner != nil && *r.Winner == h.Name {
+		if r.Winner != nil && *r.Winner == h.Name && !r.Cancelled {
 			fmt.Fprint(w, "  <- winner")
 		}
 		for _, m := range rowMarks(h) {
@@ -46,9 +46,15 @@ func WriteText(w io.Writer, r *Report) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "stopped: %s\n", r.Error)
 	}
-	if r.Winner == nil {
+	switch {
+	case r.Cancelled:
+		// An interrupted run is unfinished: whatever passed before the
+		// interrupt is in the table, but it did not win a race the others
+		// never ran (the exit code is 130, not 0).
+		fmt.Fprintln(w, "no winner: the run was interrupted before every hypothesis finished")
+	case r.Winner == nil:
 		fmt.Fprintln(w, noWinnerLine(r))
-	} else {
+	default:
 		fmt.Fprintf(w, "winner: %s%s\n", *r.Winner, confirmedNote(r))
 		for _, h := range r.Hypotheses {
 			if h.Name == *r.Winner {

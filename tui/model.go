@@ -42,6 +42,12 @@ type Options struct {
 	Originals map[string]engine.FileState
 	// Cancel cancels the live run (after the user confirms).
 	Cancel func()
+	// CloseWhenDone: the live screen closes by itself when the run ends
+	// unless a key or the mouse was used meanwhile (plain `shadow SPEC`;
+	// `shadow tui` stays). A harness that gives shadow a pseudo-terminal
+	// but never types (script(1), an agent's PTY tool) then gets the text
+	// report at the end instead of a screen waiting for q forever.
+	CloseWhenDone bool
 	// Now is the clock; nil = time.Now (tests pin it).
 	Now func() time.Time
 	// Tick is the redraw interval while something moves; 0 = frameTick.
@@ -121,6 +127,8 @@ type Model struct {
 
 	engineDone bool
 	quitting   bool // cancel confirmed: quit when the engine is done
+	cancelled  bool // the user cancelled the live run (Ctrl-C, or q and y)
+	touched    bool // a key or the mouse was used (CloseWhenDone)
 	report     *engine.Report
 
 	lay      layout
@@ -174,6 +182,10 @@ func New(opts Options) *Model {
 
 // Report is the live run's report once the engine returned (nil before).
 func (m *Model) Report() *engine.Report { return m.report }
+
+// Cancelled says the user cancelled the live run from the screen (Ctrl-C,
+// or q confirmed while it ran): the caller exits 130 as for SIGINT.
+func (m *Model) Cancelled() bool { return m.cancelled }
 
 // Init starts the redraw tick, the first timeline read and, for watch,
 // the wait for what the follower yields.

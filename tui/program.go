@@ -62,7 +62,7 @@ func Live(ctx context.Context, opts Options, run RunFunc) (*engine.Report, error
 		case <-stop:
 		}
 	}()
-	_, perr := prog.Run()
+	final, perr := prog.Run()
 	close(stop)
 	// The screen is gone: a run still going (SIGTERM, a program error) is
 	// cancelled, and waited for, so no sandbox is left behind.
@@ -71,8 +71,15 @@ func Live(ctx context.Context, opts Options, run RunFunc) (*engine.Report, error
 	if perr != nil && !errors.Is(perr, tea.ErrInterrupted) && !errors.Is(perr, tea.ErrProgramKilled) {
 		return res.rep, perr
 	}
+	if fm, ok := final.(*Model); ok && fm.Cancelled() && res.err == nil {
+		return res.rep, ErrCancelled
+	}
 	return res.rep, res.err
 }
+
+// ErrCancelled: the user cancelled the live run from the screen (Ctrl-C,
+// or q confirmed); Live returns it with the cancelled run's report.
+var ErrCancelled = errors.New("the run was cancelled from the screen")
 
 // Watch follows, full screen, the runs other processes record for
 // opts.Workspace in opts.Store, until the user quits. The runs and their

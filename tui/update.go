@@ -62,7 +62,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.onFinish(engine.Event{Kind: engine.KindRunFinished})
 		}
 		m.dirty = true
-		if m.quitting {
+		if m.quitting || (m.opts.CloseWhenDone && !m.touched) {
 			return tea.Quit
 		}
 		// The question "the run is still going…" has no reason left.
@@ -179,10 +179,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 
 	case tea.MouseMsg:
+		m.touched = true
 		return m.onMouse(msg)
 
 	case tea.KeyMsg:
 		m.dirty = true
+		m.touched = true
 		// Keys that arrive in one read (key repeat over ssh, "jj" typed
 		// fast) come as one message of several runes: each is a key.
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.query.typing {
@@ -407,6 +409,7 @@ func (m *Model) runActive() bool {
 
 func (m *Model) cancelRun() tea.Cmd {
 	m.quitting = true
+	m.cancelled = true
 	m.status = "cancelling: ending the hypotheses and cleaning up their sandboxes…"
 	if m.opts.Cancel != nil {
 		m.opts.Cancel()

@@ -172,6 +172,9 @@ func (m *Model) statusLine(w int) string {
 	if m.status != "" {
 		return trunc(st.Dim.Render(m.status), w)
 	}
+	if m.opts.CloseWhenDone && !m.touched && m.runActive() {
+		return trunc(st.Dim.Render("closes when the run ends · any key keeps it open"), w)
+	}
 	return ""
 }
 

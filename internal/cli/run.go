@@ -96,7 +96,7 @@ func planRun(ctx context.Context, specPath string, f *runFlags, s Streams, versi
 // call for.
 func execute(ctx context.Context, p *run.Plan, f *runFlags, ui uiChoice, s Streams) error {
 	if wantTUI(f, ui, s) {
-		return runTUI(ctx, p, s)
+		return runTUI(ctx, p, ui, s)
 	}
 	var sinks []func(engine.Event)
 	if f.events {
@@ -125,8 +125,10 @@ func execute(ctx context.Context, p *run.Plan, f *runFlags, ui uiChoice, s Strea
 	return exit(run.ExitCode(ctx, rep))
 }
 
-// wantTUI: `shadow tui` always; otherwise only on a terminal and when no
-// headless output was asked for.
+// wantTUI: `shadow tui` always; otherwise only when a person is at a
+// terminal on both stdin and stdout (Streams.interactive: not under CI or
+// TERM=dumb) and no headless output was asked for. Anything else gets the
+// text report, so a harness never waits on a screen nobody reads.
 func wantTUI(f *runFlags, ui uiChoice, s Streams) bool {
 	if ui == forceTUI {
 		return true
@@ -134,7 +136,7 @@ func wantTUI(f *runFlags, ui uiChoice, s Streams) bool {
 	if f.headless || f.json || f.events {
 		return false
 	}
-	return s.terminal(s.Out)
+	return s.interactive()
 }
 
 // errNoTerminal refuses a full-screen command whose stdout is not a

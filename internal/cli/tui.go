@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/shadow-dev/shadow/engine"
@@ -14,11 +15,14 @@ import (
 // refuse to apply over a file that changed meanwhile, as --apply does.
 // After the screen closes, the text report is printed, so the result stays
 // in the terminal's scrollback.
-func runTUI(ctx context.Context, p *run.Plan, s Streams) error {
+func runTUI(ctx context.Context, p *run.Plan, ui uiChoice, s Streams) error {
 	opts := tui.Options{
 		Workspace: p.Workspace(),
 		Hyps:      p.Hypotheses(),
 		Originals: engine.ReadOriginals(p.Workspace(), p.Hypotheses()),
+		// Plain `shadow SPEC`: the screen closes with the run unless
+		// someone used it (a harness's pty never types); `shadow tui` stays.
+		CloseWhenDone: ui == autoUI,
 	}
 	if p.Recorded() {
 		store := p.Store()
@@ -33,9 +37,14 @@ func runTUI(ctx context.Context, p *run.Plan, s Streams) error {
 		}
 		return exit(run.ExitEnv)
 	}
-	if err != nil {
+	userCancel := errors.Is(err, tui.ErrCancelled)
+	if err != nil && !userCancel {
 		fmt.Fprintln(s.Err, "shadow: tui:", err)
 	}
 	engine.WriteText(s.Out, rep)
+	if userCancel && rep.Cancelled {
+		// Ctrl-C in the screen is the same interrupt as SIGINT outside it.
+		return exit(run.ExitInterrupted)
+	}
 	return exit(run.ExitCode(ctx, rep))
 }
