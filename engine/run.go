@@ -38,6 +38,9 @@ type Config struct {
 	// tests win (docs/report.md).
 	TestPaths      []string
 	AllowTestEdits bool
+	// AllowSuspicious lets a candidate whose code the scan flagged win
+	// (--allow-suspicious; engine/scan.go).
+	AllowSuspicious bool
 	// Confirm reruns the baseline and the leading candidate this many more
 	// times before a winner is named (--confirm N; 0 = none).
 	Confirm int
@@ -93,6 +96,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 		results[i] = newResult(h, orig, filepath.Join(cfg.LogDir, h.Name, "output.log"))
 		results[i].judgeProposed = jd.judgePaths(proposedPaths(h), false)
 		results[i].allowTestEdits = cfg.AllowTestEdits
+		results[i].allowSuspicious = cfg.AllowSuspicious
+		addSuspicious(results[i], scanCode(jd, h, orig))
 	}
 
 	sem := make(chan struct{}, jobs)

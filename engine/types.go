@@ -29,6 +29,9 @@ type Spec struct {
 	// judge a candidate must not change (docs/report.md).
 	TestPaths      []string `json:"test_paths,omitempty"`
 	AllowTestEdits bool     `json:"allow_test_edits,omitempty"`
+	// AllowSuspicious lets a candidate whose code the judge-aware scan
+	// flagged win (--allow-suspicious).
+	AllowSuspicious bool `json:"allow_suspicious,omitempty"`
 	// Confirm is how many more times the baseline and the leading
 	// candidate run before a winner is named (--confirm N).
 	Confirm int `json:"confirm,omitempty"`

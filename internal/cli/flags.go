@@ -42,6 +42,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Var(run.SizeValue{N: &o.MaxEditSize}, "max-edit-size", "largest content of one edit (default 64M)")
 	fs.IntVar(&o.Confirm, "confirm", 0, "rerun the baseline and the leading candidate N more times before naming a winner")
 	fs.BoolVar(&o.AllowTestEdits, "allow-test-edits", false, "a candidate that changes tests may win")
+	fs.BoolVar(&o.AllowSuspicious, "allow-suspicious", false, "a candidate whose code sniffs or patches the test runner may win")
 	fs.Func("remote", "run the hypotheses on these ssh nodes: NODE[,NODE...]", func(v string) error {
 		o.Remote = append(o.Remote, run.ParseRemote(v)...)
 		return nil

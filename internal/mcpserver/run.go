@@ -44,6 +44,8 @@ type mcpRunArgs struct {
 	Upper          string            `json:"upper,omitempty" jsonschema:"overlay mode: where each hypothesis's writes go: disk (default, under the state dir) or ram (a tmpfs per hypothesis capped at upper_size, for large build outputs; a hypothesis that fills it fails with ENOSPC), as --upper"`
 	UpperSize      string            `json:"upper_size,omitempty" jsonschema:"with upper ram: the cap of each hypothesis's tmpfs, e.g. 512M or 2G (default a quarter of RAM), as --upper-size"`
 	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"neither stack nor feed the workspace's warm layer of build outputs (the git-ignored outputs of an earlier run's no-edit baseline), as --no-warm"`
+
+	AllowSuspicious bool `json:"allow_suspicious,omitempty" jsonschema:"let a candidate whose code the judge-aware scan flagged (sniffing or patching the test runner, exiting 0 at import, an equality that always holds) win"`
 }
 
 type mcpHyp struct {

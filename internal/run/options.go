@@ -56,6 +56,9 @@ type Options struct {
 	// AllowTestEdits lets a candidate that changes the tests or runs fewer
 	// of them win (--allow-test-edits); the spec's "allow_test_edits" too.
 	AllowTestEdits bool
+	// AllowSuspicious lets a candidate whose code the scan flagged win
+	// (--allow-suspicious); the spec's "allow_suspicious" too.
+	AllowSuspicious bool
 	// Remote names the nodes to run on (--remote, docs/remote.md), over
 	// the spec's "remote"; RemoteDir is where their mirrors live when not
 	// at the workspace's own path (--remote-dir).

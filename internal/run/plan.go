@@ -151,8 +151,9 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		Workspace: ws, Subdir: subdir, Command: command, Hyps: hyps, Jobs: jobs, Timeout: timeout,
 		Env: env, Net: string(net), Tmp: string(tmp), JUnit: spec.JUnit, Keep: o.Keep, Apply: o.Apply,
 		TestPaths: spec.TestPaths, AllowTestEdits: o.AllowTestEdits || spec.AllowTestEdits, Confirm: confirm,
-		NewParser:  func(cmd []string) engine.TestParser { return parse.NewStream(cmd) },
-		ParseJUnit: parse.ParseJUnit,
+		AllowSuspicious: o.AllowSuspicious || spec.AllowSuspicious,
+		NewParser:       func(cmd []string) engine.TestParser { return parse.NewStream(cmd) },
+		ParseJUnit:      parse.ParseJUnit,
 		// The state dir may lie inside the checkout (a workspace at $HOME),
 		// and so may $TMPDIR/shadow-UID (a workspace at /tmp): their records,
 		// logs and copies change during every run and are not sources.

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shadow-dev/shadow/internal/scan"
+)
+
+// The judge-aware code scan (issue 22): the code part of a candidate (its
+// own files that are not the judge's) is scanned for what only a cheat
+// needs: sniffing the runner, patching it, exiting 0 before it reports,
+// printing its result lines, an equality that always holds. A hit makes
+// the candidate suspicious: it ranks below every clean pass and never wins
+// without --allow-suspicious (rank.go). Only the lines the candidate added
+// are scanned, so a checkout that already holds such code does not make
+// every candidate suspicious.
+
+// maxScanHits bounds how many hits the reason names.
+const maxScanHits = 3
+
+// scanCode returns why h's code looks like a cheat, or "".
+func scanCode(jd *judge, h Hypothesis, orig map[string]FileState) string {
+	var hits []scan.Hit
+	for _, f := range h.Files {
+		if jd.is(f.Path) || scan.LangOf(f.Path) == "" {
+			continue
+		}
+		o := orig[f.Path]
+		hits = append(hits, scan.Scan(scan.File{Path: f.Path, Content: f.Content, Added: addedLines(o, f.Content)})...)
+	}
+	if len(hits) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, maxScanHits)
+	for i, h := range hits {
+		if i == maxScanHits {
+			parts = append(parts, fmt.Sprintf("and %d more", len(hits)-maxScanHits))
+			break
+		}
+		parts = append(parts, h.String())
+	}
+	return "code " + strings.Join(parts, "; ")
+}
+
+// addedLines is the 1-based numbers of the lines of new that o's content
+// does not have (nil, every line, for a new file).
+func addedLines(o FileState, new []byte) map[int]bool {
+	if !o.Exists || o.Dir {
+		return nil
+	}
+	out := map[int]bool{}
+	for _, op := range lineOps(string(o.Content), string(new)) {
+		if op.op == '+' {
+			out[op.newN+1] = true
+		}
+	}
+	return out
+}
+
+// addSuspicious appends why to r's suspicious reasons (the seal may have
+// set one for a write to a persistence path).
+func addSuspicious(r *Result, why string) {
+	if why == "" {
+		return
+	}
+	if r.Suspicious != nil && *r.Suspicious != "" {
+		why = *r.Suspicious + "; " + why
+	}
+	r.Suspicious = &why
+}
