@@ -182,7 +182,10 @@ func CachedProbe(base, cacheFile, version string) Verdict {
 
 func bootID() string { return procfs.BootID() }
 
-// advice says what to do about a failed probe.
+// advice says what to do about a failed probe: how to get overlay shadows
+// back. What runs do meanwhile (copy mode, else in place) is not the
+// probe's to say: internal/sandbox.Explain says it, from the same decision
+// a run makes.
 func advice(v Verdict, base string) string {
 	readSysctl := func(p string) string {
 		b, _ := os.ReadFile(p)
@@ -205,17 +208,16 @@ func advice(v Verdict, base string) string {
 			"  then: sudo apparmor_parser -r /etc/apparmor.d/shadow   (redo it if the binary moves)\n" +
 			"or allow them for everyone:\n" +
 			"  sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\n" +
-			"  (and to keep it: echo kernel.apparmor_restrict_unprivileged_userns=0 | sudo tee /etc/sysctl.d/60-shadow-userns.conf)\n" +
-			"Until then shadow runs hypotheses one at a time in the checkout (in-place mode)."
+			"  (and to keep it: echo kernel.apparmor_restrict_unprivileged_userns=0 | sudo tee /etc/sysctl.d/60-shadow-userns.conf)"
 	case v.Stage == "create namespaces" && readSysctl("/proc/sys/user/max_user_namespaces") == "0":
 		return "user namespaces are disabled: sudo sysctl -w user.max_user_namespaces=15000"
 	case v.Stage == "create namespaces" && readSysctl("/proc/sys/kernel/unprivileged_userns_clone") == "0":
 		return "unprivileged user namespaces are disabled: sudo sysctl -w kernel.unprivileged_userns_clone=1"
 	case v.Stage == "create namespaces":
-		return "this environment (a container or seccomp policy) forbids new namespaces; run shadow where it may create them, or use --mode inplace"
+		return "this environment (a container or seccomp policy) forbids new namespaces; run shadow where it may create them"
 	case strings.HasPrefix(v.Stage, "mount overlay"):
 		return "overlayfs refused " + base + " as upper dir or is missing (Linux >= 5.11 is needed for unprivileged overlay mounts). " +
 			"Set XDG_STATE_HOME to a directory on ext4, xfs, btrfs or tmpfs, or load the overlay module (sudo modprobe overlay)"
 	}
-	return "use --mode inplace, or report this with the output of `shadow probe --json`"
+	return "report this with the output of `shadow probe --json`"
 }

@@ -7,16 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/internal/run"
-	"github.com/shadow-dev/shadow/internal/sandbox/copy"
-	"github.com/shadow-dev/shadow/overlay"
-	"github.com/shadow-dev/shadow/snap"
+	"github.com/shadow-dev/shadow/internal/sandbox"
 )
 
-// probeCommand prints the sandbox mode this machine gives and why; with a
-// failed probe, what to do about it. It always probes afresh (and
-// refreshes the cache runs use).
+// probeCommand prints the sandbox mode a run from here gets and why; with
+// a failed probe, what runs do instead and the fix (sandbox.Explain, as
+// the MCP tool shadow_probe). It always probes afresh (and refreshes the
+// cache runs use).
 func probeCommand(s Streams, version string) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
@@ -28,15 +26,13 @@ func probeCommand(s Streams, version string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_ = os.Remove(store.ProbeCache())
-			v := overlay.CachedProbe(store.SandboxDir(), store.ProbeCache(), version)
-			copies := autoCopies(&v, store)
+			e := sandbox.Explain(store, probeWorkspace(), version, true)
 			if asJSON {
 				enc := json.NewEncoder(s.Out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(v)
+				return enc.Encode(e)
 			}
-			_, err = fmt.Fprint(s.Out, records.ProbeText(v, copies))
+			_, err = fmt.Fprint(s.Out, e.Text())
 			return err
 		},
 	}
@@ -44,29 +40,8 @@ func probeCommand(s Streams, version string) *cobra.Command {
 	return c
 }
 
-// autoCopies turns a failed overlay verdict into what --mode auto does
-// then: copy mode, when a copy of the workspace here can be made. It
-// returns where the copies go, or "".
-func autoCopies(v *overlay.Verdict, store snap.Store) string {
-	if v.Mode == "overlay" {
-		return ""
-	}
-	ws := probeWorkspace()
-	base := copy.Base(store.SandboxDir(), ws)
-	if copy.Usable(base, ws) != nil {
-		return ""
-	}
-	v.Mode = "copy"
-	v.Protection = "accidents only: each hypothesis runs as you, with no namespace, in its own copy of the workspace; the checkout is never written by shadow, but a hostile command can reach it by its path"
-	return base
-}
-
 // probeWorkspace is the workspace a run from here would use.
 func probeWorkspace() string {
 	cwd, _ := os.Getwd()
-	ws, _, err := run.ResolveWorkspace("", cwd)
-	if err != nil {
-		return cwd
-	}
-	return ws
+	return run.ProbeWorkspace(cwd)
 }

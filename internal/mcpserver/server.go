@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -17,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/records"
-	"github.com/shadow-dev/shadow/overlay"
+	"github.com/shadow-dev/shadow/internal/run"
+	"github.com/shadow-dev/shadow/internal/sandbox"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -255,11 +254,10 @@ func (s *Server) toolProbe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	if in.Fresh {
-		_ = os.Remove(store.ProbeCache())
-	}
-	v := overlay.CachedProbe(store.SandboxDir(), store.ProbeCache(), s.version)
-	return toolResult(records.ProbeText(v, ""), v), nil
+	// The same explanation as `shadow probe`, for the workspace a run
+	// from the server's directory would use.
+	e := sandbox.Explain(store, run.ProbeWorkspace(s.cwd), s.version, in.Fresh)
+	return toolResult(e.Text(), e), nil
 }
 
 func defaultStore() (snap.Store, error) {

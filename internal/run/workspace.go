@@ -46,3 +46,13 @@ func ResolveWorkspace(dir, cwd string) (ws, subdir string, err error) {
 	}
 	return ws, subdir, nil
 }
+
+// ProbeWorkspace is the workspace a run from cwd would use, for the probe
+// (cwd itself when none resolves: the probe still answers).
+func ProbeWorkspace(cwd string) string {
+	ws, _, err := ResolveWorkspace("", cwd)
+	if err != nil {
+		return cwd
+	}
+	return ws
+}
