@@ -1,19 +1,14 @@
 // Command shadow tests several candidate fixes at once, each in an overlay
 // shadow of the workspace, without touching the working tree. See
 // README.md and docs/architecture.md; this file only dispatches the
-// hidden entry points and maps what a command ended with to an exit code.
+// hidden entry points and exits with cli.ExitCode of what the command ended with.
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 
 	"github.com/shadow-dev/shadow/internal/cli"
 	"github.com/shadow-dev/shadow/internal/quietterm"
-	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 	"github.com/shadow-dev/shadow/overlay"
@@ -41,30 +36,5 @@ func main() {
 
 func dispatch(args []string) int {
 	quietterm.Restore()
-	return exitCode(cli.Execute(args, cli.OS(), version), os.Stderr)
-}
-
-// exitCode is the one place a command's error becomes an exit code
-// (docs/cli.md) and, where the command has not said it, a line on stderr.
-func exitCode(err error, stderr io.Writer) int {
-	var ee *cli.ExitError
-	var re *run.Error
-	var ae *cli.ArgError
-	switch {
-	case err == nil:
-		return run.ExitWinner
-	case errors.As(err, &ee):
-		return ee.Code
-	case errors.As(err, &ae):
-		fmt.Fprintf(stderr, "shadow: %s\n%s\n", ae.Msg, ae.Hint())
-		return run.ExitUsage
-	case errors.As(err, &re):
-		fmt.Fprintln(stderr, "shadow:", re)
-		return re.Code
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "shadow: interrupted")
-		return run.ExitInterrupted
-	}
-	fmt.Fprintln(stderr, "shadow:", err)
-	return run.ExitEnv
+	return cli.ExitCode(cli.Execute(args, cli.OS(), version), os.Stderr)
 }

@@ -27,23 +27,8 @@ func execCLI(in string, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
-// code is the exit code err stands for (as main maps it).
-func code(err error) int {
-	var ee *ExitError
-	var re *run.Error
-	var ae *ArgError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ae):
-		return run.ExitUsage
-	case errors.As(err, &ee):
-		return ee.Code
-	case errors.As(err, &re):
-		return re.Code
-	}
-	return -1
-}
+// code is the exit code err stands for: main's, ExitCode.
+func code(err error) int { return ExitCode(err, io.Discard) }
 
 func TestHelpForEveryCommand(t *testing.T) {
 	root := NewRoot(Streams{}, "test")
