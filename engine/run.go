@@ -323,6 +323,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		r.passedTests = set(summary.PassedTests)
 		r.failedTests = set(summary.FailedTests)
 	}
+	accountSuites(r, summary)
 	// Exit 0 after failing tests (candidate code calling os._exit(0), a
 	// wrapper that drops the status) is not a pass (docs/report.md).
 	if r.Status == StatusPassed && r.Tests != nil && r.Tests.Failed > 0 {

@@ -288,6 +288,11 @@ type Result struct {
 	confirmFailed   bool
 	confirmed       bool
 	tier            int
+
+	// suites: each runner's part when the command ran several
+	// (suites.go); deselected, the tests the runner said it left out.
+	suites     []suite
+	deselected int
 }
 
 // Report is the whole run (shadow.report/v1). Hypotheses are in rank order.

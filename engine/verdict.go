@@ -23,7 +23,7 @@ func ran(r *Result) int {
 // can then be made by name. pytest -q and jest's default reporter name only
 // failures.
 func namesAll(r *Result) bool {
-	return r.Tests != nil && r.Tests.Unit == "" && (r.Tests.Passed == 0 || len(r.passedTests) > 0)
+	return r.Tests != nil && r.Tests.Unit == "" && (r.Tests.Passed == 0 || len(r.passedTests) > 0) && everySuiteNamesAll(r)
 }
 
 // namesFailures reports whether every failure the counts show is named.
@@ -44,31 +44,8 @@ func lostTests(base, r *Result) (n int, lost []string, why string) {
 		sort.Strings(lost)
 		return n, lost, "no test counts"
 	}
-	fewer := ran(base) - ran(r)
-	skipped := r.Tests.Skipped - base.Tests.Skipped
-	n = max(0, fewer, skipped)
-	switch {
-	case n == 0:
-	case fewer > skipped:
-		why = fmt.Sprintf("runs %d fewer %s than the baseline", fewer, plural(fewer, unitNoun(base)))
-	default:
-		why = fmt.Sprintf("skips %d more %s than the baseline", skipped, plural(skipped, unitNoun(base)))
-	}
-	if namesAll(base) && namesAll(r) {
-		for _, m := range []map[string]bool{base.passedTests, base.failedTests} {
-			for name := range m {
-				if !r.passedTests[name] && !r.failedTests[name] && !covers(r, name) {
-					lost = append(lost, name)
-				}
-			}
-		}
-		sort.Strings(lost)
-		if len(lost) > n {
-			n = len(lost)
-			why = fmt.Sprintf("does not run %d of the baseline's %ss", n, unitNoun(base))
-		}
-	}
-	return n, lost, why
+	// Runner by runner, like with like (suites.go).
+	return lostBySuite(base, r)
 }
 
 // covers reports whether r ran tests inside what the baseline named as one

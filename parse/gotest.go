@@ -14,7 +14,8 @@ import (
 //   - plain: only failing tests print "--- FAIL:" lines, passing packages
 //     print "ok  pkg". Passing tests are not knowable, so the counts are of
 //     packages (Unit "package"): ok packages passed, FAIL packages failed,
-//     "[no test files]" packages skipped; the failing tests are still
+//     "[no test files]" and "[no tests to run]" packages skipped (a
+//     package that ran no test did not pass); the failing tests are still
 //     named. A run is plain when it shows no "=== RUN", "--- PASS",
 //     "--- SKIP" line and no -json event.
 //
@@ -112,9 +113,15 @@ func (g *goTest) line(s string) {
 		return
 	}
 	g.t.seen = true
-	if ok {
+	switch {
+	case ok && strings.HasSuffix(strings.TrimSpace(rest), "[no tests to run]"):
+		// go test -run matched nothing in it: the package ran no test,
+		// which is no pass (a candidate that renames the failing test
+		// must not turn its package's FAIL into ok).
+		g.pkgs.skipped++
+	case ok:
 		g.pkgs.passed++
-	} else {
+	default:
 		g.pkgs.failed++
 	}
 	failedHere := false

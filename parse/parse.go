@@ -48,4 +48,13 @@ type Summary struct {
 	// tests, so passed/failed/skipped count ok/FAIL/no-test-files packages.
 	// "" means tests.
 	Unit string
+	// Deselected is how many tests the runner said it left out of this
+	// run (pytest's "N deselected"): tests the suite has that did not run.
+	Deselected int
+	// Suites is each runner's own summary (Suites nil in them) when the
+	// command ran several, in the order they first printed: their tests
+	// are kept apart, so a comparison of two runs is like with like (one
+	// runner naming every test and the other only failures must not look
+	// like lost tests). Nil with a single runner.
+	Suites []Summary
 }

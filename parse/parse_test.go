@@ -105,6 +105,10 @@ var fixtures = map[string]want{
 
 	// go's ok package counts as one passed beside pytest's tests.
 	"mixed/make_go_pytest.txt": {"go+pytest", 2, 1, 0, []string{"tests/test_x.py::test_bad"}, []string{}},
+	// vitest 3.2 whose compat file runs node:test too (TAP lines between
+	// vitest's): two suites (accounting_test.go).
+	"mixed/vitest_node_base.txt": {"vitest+node", 4, 5, 0, []string{"test/merge.test.js > merge > keeps a 0", "test/merge.test.js > merge > keeps a 1", "test/merge.test.js > merge > keeps a 2", "test/merge.test.js > merge > keeps a 3", "test/merge.test.js > merge > keeps a 4"}, []string{"test/merge.test.js > merge > adds", "node merge adds", "node merge two"}},
+	"mixed/vitest_node_fix.txt":  {"vitest+node", 9, 0, 0, nil, []string{"node merge adds", "node merge two"}},
 }
 
 func readFixture(t testing.TB, name string) []byte {

@@ -26,6 +26,9 @@ import (
 type pytest struct {
 	t     tally
 	short bool // inside "short test summary info"
+	// deselected is what the summary lines said were deselected (-k, -m,
+	// --deselect): tests the suite has that this run left out.
+	deselected int
 }
 
 func newPytest() *pytest { return &pytest{} }
@@ -33,7 +36,13 @@ func newPytest() *pytest { return &pytest{} }
 func (p *pytest) framework() string { return "pytest" }
 func (p *pytest) recognised() bool  { return p.t.seen }
 func (p *pytest) live() counts      { return p.t.live() }
-func (p *pytest) final() *Summary   { return p.t.summary("pytest") }
+func (p *pytest) final() *Summary {
+	s := p.t.summary("pytest")
+	if s != nil {
+		s.Deselected = p.deselected
+	}
+	return s
+}
 
 var (
 	pytestSummary  = regexp.MustCompile(`^=*\s*((?:\d+ \w+(?:, )?)+|no tests ran) in [\d.]+s(?: \([\d:.]+\))?\s*=*$`)
@@ -112,7 +121,10 @@ func (p *pytest) line(s string) {
 // It reports false when a word is not one of pytest's, so another tool's
 // "N things in 3s" line is not taken for pytest's.
 func (p *pytest) summary(s string) bool {
-	var c counts
+	var c struct {
+		counts
+		deselected int
+	}
 	if s != "no tests ran" {
 		for _, part := range strings.Split(s, ", ") {
 			n, w, ok := numWord(part)
@@ -126,13 +138,16 @@ func (p *pytest) summary(s string) bool {
 				c.failed += n
 			case "skipped", "xfailed":
 				c.skipped += n
-			case "deselected", "warning", "warnings", "rerun", "reruns":
+			case "deselected":
+				c.deselected += n
+			case "warning", "warnings", "rerun", "reruns":
 			default:
 				return false
 			}
 		}
 	}
-	p.t.closeWith(c)
+	p.t.closeWith(c.counts)
+	p.deselected += c.deselected
 	return true
 }
 

@@ -170,6 +170,7 @@ func (s *Stream) Final() *Summary {
 	var out *Summary
 	var failed, passed names
 	var frames []string
+	var suites []Summary
 	units := map[string]bool{}
 	for _, r := range s.order {
 		f := r.final()
@@ -180,7 +181,9 @@ func (s *Stream) Final() *Summary {
 			out = &Summary{}
 		}
 		frames = append(frames, f.Framework)
+		suites = append(suites, *f)
 		units[f.Unit] = true
+		out.Deselected += f.Deselected
 		out.Passed += max(f.Passed, 0)
 		out.Failed += max(f.Failed, 0)
 		out.Skipped += max(f.Skipped, 0)
@@ -195,6 +198,9 @@ func (s *Stream) Final() *Summary {
 		return nil
 	}
 	out.Framework = strings.Join(frames, "+")
+	if len(suites) > 1 {
+		out.Suites = suites
+	}
 	// Counts of packages and of tests summed are neither: Unit says
 	// "package" only when every runner counted packages.
 	if len(units) == 1 {
