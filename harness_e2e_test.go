@@ -4,8 +4,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,5 +91,68 @@ func TestTUIRefusedWithoutTerminalStdout(t *testing.T) {
 	_, stderr, code := e.shadow("tui", "-C", e.ws, spec, "--", "true")
 	if code != 3 || !strings.Contains(stderr, "needs a terminal") {
 		t.Errorf("shadow tui without a terminal: exit %d, %s", code, stderr)
+	}
+}
+
+// Ctrl-C typed in the TUI (a key, not a signal: the screen's terminal is
+// raw) cancels the run and exits 130, as SIGINT does, and the report it
+// prints names no winner, although one hypothesis passed before it.
+func TestTUICtrlCKeyExits130WithoutWinnerInTmux(t *testing.T) {
+	e := newTmuxEnv(t)
+	cmd := []string{"sh", "-c", `test "$(cat v.txt)" = good || sleep 60`}
+	// env CI= : CI may say "not interactive" where the test runs; the
+	// screen is what is tested here.
+	noCI := filepath.Join(e.dir, "shadow-noci")
+	if err := os.WriteFile(noCI, []byte("#!/bin/sh\nunset CI\nexec '"+e.bin+"' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.bin = noCI
+	e.start("run", 100, 30, append([]string{"-C", e.ws, "spec.json", "--"}, cmd...)...)
+	e.waitScreen("run", 30*time.Second, "passed", "running") // the TUI's columns
+	e.keys("run", "C-c")
+	if rc := e.exitCode("run", 30*time.Second); rc != "130" {
+		t.Errorf("exit code %s after Ctrl-C in the TUI, want 130", rc)
+	}
+	s := e.screen("run")
+	if strings.Contains(s, "winner: fix") || !strings.Contains(s, "no winner: the run was interrupted") {
+		t.Errorf("the report after Ctrl-C names a winner, or not the interrupt:\n%s", s)
+	}
+}
+
+// SIGTERM is an interrupt as SIGINT is: 130, a cancelled report, no
+// winner in the text report, in every headless mode.
+func TestHeadlessSIGTERMExits130(t *testing.T) {
+	e := newEnv(t)
+	e.write("v.txt", "bad\n", 0o644)
+	spec := e.spec(map[string]any{"hypotheses": []any{
+		map[string]any{"name": "baseline"},
+		map[string]any{"name": "fix", "edits": []any{map[string]any{"path": "v.txt", "content": "good\n"}}},
+	}})
+	for _, mode := range []string{"--headless", "--json", "--events"} {
+		marker := fmt.Sprintf("4242.%d%d", os.Getpid(), len(mode))
+		c := e.cmd(mode, "-C", e.ws, spec, "--", "sh", "-c", `test "$(cat v.txt)" = good || sleep `+marker)
+		var stdout bytes.Buffer
+		c.Stdout = &stdout
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitPresent(t, marker)
+		c.Process.Signal(syscall.SIGTERM)
+		c.Wait()
+		if rc := c.ProcessState.ExitCode(); rc != 130 {
+			t.Errorf("%s: exit %d after SIGTERM, want 130", mode, rc)
+		}
+		out := stdout.String()
+		switch mode {
+		case "--headless":
+			if strings.Contains(out, "winner: fix") || !strings.Contains(out, "no winner: the run was interrupted") {
+				t.Errorf("%s: the report names a winner, or not the interrupt:\n%s", mode, out)
+			}
+		case "--json":
+			if r := e.report(out); !r.Cancelled {
+				t.Errorf("%s: report not cancelled", mode)
+			}
+		}
+		waitGone(t, marker)
 	}
 }
