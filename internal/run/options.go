@@ -28,7 +28,7 @@ type Options struct {
 	// hypothesis's copy of the workspace.
 	CopySkip []string
 	Net      Net // "" = the spec's, else host
-	Tmp      Tmp // "" = the spec's, else shared
+	Tmp      Tmp // "" = the spec's, else private in overlay mode (shared in the others)
 	// Upper is where overlay mode's upper dirs live (--upper): "" or disk
 	// under the state dir, ram a tmpfs per hypothesis capped at UpperSize
 	// bytes (--upper-size; 0 = overlay.DefaultRAMSize, a quarter of RAM).

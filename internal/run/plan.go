@@ -243,8 +243,8 @@ func netTmp(o Options, spec *engine.Spec) (Net, Tmp, error) {
 	if net == "" {
 		net = NetHost
 	}
-	if tmp == "" {
-		tmp = TmpShared
-	}
+	// tmp stays "" when neither says: overlay mode's default is a fresh
+	// tmpfs per hypothesis (the seal, overlay/nsinit/seal_linux.go); copy
+	// mode gives each copy its own TMPDIR and in-place mode shares /tmp.
 	return net, tmp, nil
 }

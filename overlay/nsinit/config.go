@@ -36,7 +36,9 @@ type Config struct {
 	Deletes []string `json:"deletes"`          // workspace-relative paths removed inside the mount (whiteouts)
 	// Extra are further directories shadowed at their own path, each with
 	// its own upper dir: a git worktree's common git dir, which lies
-	// outside the workspace.
+	// outside the workspace; $HOME; --writable paths and the caches that
+	// lie outside $HOME. Everything else outside the workspace is
+	// read-only (seal_linux.go).
 	Extra []Dir `json:"extra,omitempty"`
 	// Masks are covered, after every overlay is mounted, by an empty tmpfs
 	// (directories) or /dev/null (sockets and other files): shadow's state
@@ -45,8 +47,11 @@ type Config struct {
 	Dir   string   `json:"dir"` // absolute working directory of the command
 	Argv  []string `json:"argv"`
 	Net   string   `json:"net"` // "isolated": bring lo up in the new network namespace
-	Tmp   string   `json:"tmp"` // "private": a fresh tmpfs on /tmp
-	Probe bool     `json:"probe"`
+	// Tmp: "shared" binds the host's /tmp and /var/tmp writable into the
+	// view; anything else gives a fresh size-capped tmpfs on each. /dev/shm
+	// is always a fresh tmpfs (seal_linux.go says why).
+	Tmp   string `json:"tmp"`
+	Probe bool   `json:"probe"`
 	// RAM, when set, is the size cap in bytes of a tmpfs the init mounts
 	// over Root (the hypothesis's directory: Upper, Work and the Extra
 	// uppers) and copies Root's prepared tree onto, first of all
@@ -60,6 +65,11 @@ type Dir struct {
 	Target string `json:"target"` // lowerdir and mount point
 	Upper  string `json:"upper"`
 	Work   string `json:"work"`
+	// Submounts: the mounts below Target are bound again inside the
+	// overlay (an overlay's lower layer does not cross mount points, so
+	// they would show as empty directories): for $HOME and --writable
+	// paths, not for git dirs.
+	Submounts bool `json:"submounts,omitempty"`
 }
 
 // Status is what the init reports back on StatusFD when it exits normally.

@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// setupMounts builds the hypothesis's view: a private mount tree, the
-// overlays on the workspace's own path (and any extra shadowed dirs),
-// deletions, /proc, /tmp, lo, uid 0's reduced /dev, /sys and /proc, and
-// the masks over shadow's own directories.
+// setupMounts builds the hypothesis's view: a private mount tree, /tmp,
+// /var/tmp and /dev/shm, the overlays on the workspace's own path (and
+// any extra shadowed dirs: a worktree's git dir, $HOME, --writable
+// paths), deletions, /proc, lo, the seal (everything else read-only,
+// seal_linux.go), uid 0's reduced /dev, /sys and /proc, and the masks
+// over shadow's own directories.
 func setupMounts(cfg *Config) (Status, error) {
 	var st Status
 	fail := func(stage string, err error) (Status, error) {
@@ -41,16 +44,24 @@ func setupMounts(cfg *Config) (Status, error) {
 		lowers []string // topmost first
 		upper  string
 		work   string
+		subs   bool // bind the mounts below target again (Dir.Submounts)
+		ws     bool // the workspace
 	}
-	layers := []layer{{cfg.Lower, append(append([]string{}, cfg.Lowers...), cfg.Lower), cfg.Upper, cfg.Work}}
+	layers := []layer{{target: cfg.Lower, lowers: append(append([]string{}, cfg.Lowers...), cfg.Lower), upper: cfg.Upper, work: cfg.Work, ws: true}}
 	for _, x := range cfg.Extra {
-		layers = append(layers, layer{x.Target, []string{x.Target}, x.Upper, x.Work})
+		layers = append(layers, layer{target: x.Target, lowers: []string{x.Target}, upper: x.Upper, work: x.Work, subs: x.Submounts})
 	}
-	// A private /tmp must be mounted before the overlays: mounted after, it
-	// would hide a workspace that lives under /tmp. The layers are then
-	// reached through descriptors opened before the tmpfs covers them
-	// (overlayfs resolves /proc/self/fd/N like any path at mount time), and
-	// the mount points are made again inside the fresh tmpfs.
+	// Shallowest first: $HOME's overlay goes below a workspace in $HOME.
+	sort.SliceStable(layers, func(i, j int) bool { return depth(layers[i].target) < depth(layers[j].target) })
+	targets := make([]string, len(layers))
+	for i, l := range layers {
+		targets[i] = l.target
+	}
+	// Later mounts hide the layers' paths (a private /tmp over a workspace
+	// in /tmp, $HOME's overlay over a workspace in $HOME, whose lower must
+	// be the real directory): every layer is reached through a descriptor
+	// opened now (overlayfs resolves /proc/self/fd/N like any path at
+	// mount time), and the mount points under a fresh tmpfs are made again.
 	var opened []int // O_PATH descriptors of the layers, until the overlays hold them
 	closeOpened := func() {
 		for _, fd := range opened {
@@ -59,39 +70,53 @@ func setupMounts(cfg *Config) (Status, error) {
 		opened = nil
 	}
 	defer closeOpened()
-	if cfg.Tmp == "private" {
-		viaFD := func(dir string) (string, error) {
-			fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	viaFD := func(dir string) (string, error) {
+		fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return "", err
+		}
+		// Closed once the overlays hold the layers (closeOpened).
+		opened = append(opened, fd)
+		return fmt.Sprintf("/proc/self/fd/%d", fd), nil
+	}
+	subs := make([][]submount, len(layers))
+	for i := range layers {
+		l := &layers[i]
+		if l.subs {
+			s, err := openSubmounts(l.target, targets)
 			if err != nil {
-				return "", err
+				return fail("list the mounts below "+l.target, err)
 			}
-			// Closed once the overlays hold the layers (closeOpened).
-			opened = append(opened, fd)
-			return fmt.Sprintf("/proc/self/fd/%d", fd), nil
+			subs[i] = s
+			for _, m := range s {
+				opened = append(opened, m.fd)
+			}
 		}
-		for i := range layers {
-			l := &layers[i]
-			for j, d := range l.lowers {
-				p, err := viaFD(d)
-				if err != nil {
-					return fail("open "+d, err)
+		for j, d := range l.lowers {
+			p, err := viaFD(d)
+			if err != nil {
+				return fail("open "+d, err)
+			}
+			l.lowers[j] = p
+		}
+		var err error
+		if l.upper, err = viaFD(l.upper); err != nil {
+			return fail("open "+l.upper, err)
+		}
+		if l.work, err = viaFD(l.work); err != nil {
+			return fail("open "+l.work, err)
+		}
+	}
+	writable, fresh, stage, err := mountTmp(cfg.Tmp == "shared", os.Getuid() == 0)
+	if err != nil {
+		return fail(stage, err)
+	}
+	for _, l := range layers {
+		for _, d := range fresh {
+			if within(l.target, d) {
+				if err := os.MkdirAll(l.target, 0o755); err != nil {
+					return fail("recreate "+l.target+" in the private "+d, err)
 				}
-				l.lowers[j] = p
-			}
-			var err error
-			if l.upper, err = viaFD(l.upper); err != nil {
-				return fail("open "+l.upper, err)
-			}
-			if l.work, err = viaFD(l.work); err != nil {
-				return fail("open "+l.work, err)
-			}
-		}
-		if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
-			return fail("mount tmpfs on /tmp", err)
-		}
-		for _, l := range layers {
-			if err := os.MkdirAll(l.target, 0o755); err != nil {
-				return fail("recreate "+l.target+" in the private /tmp", err)
 			}
 		}
 	}
@@ -100,17 +125,23 @@ func setupMounts(cfg *Config) (Status, error) {
 		for j, d := range l.lowers {
 			lower[j] = escapeOpt(d)
 		}
+		var flags uintptr
+		if !l.ws {
+			// Not the workspace: nothing there needs a setuid bit or a
+			// device node.
+			flags = unix.MS_NOSUID | unix.MS_NODEV
+		}
 		var lastErr error
 		for _, opts := range cfg.Options {
 			data := "lowerdir=" + strings.Join(lower, ":") + ",upperdir=" + escapeOpt(l.upper) + ",workdir=" + escapeOpt(l.work)
 			if opts != "" {
 				data += "," + opts
 			}
-			if err := unix.Mount("overlay", l.target, "overlay", 0, data); err != nil {
+			if err := unix.Mount("overlay", l.target, "overlay", flags, data); err != nil {
 				lastErr = err
 				continue
 			}
-			if i == 0 {
+			if l.ws {
 				st.Options = opts
 			}
 			lastErr = nil
@@ -125,6 +156,10 @@ func setupMounts(cfg *Config) (Status, error) {
 			}
 			return fail(stage, lastErr)
 		}
+		if stage, err := bindSubmounts(subs[i]); err != nil {
+			return fail(stage, err)
+		}
+		writable = append(writable, l.target)
 	}
 	closeOpened()
 	// Deletions go through the mount so overlayfs records whiteouts in the
@@ -145,9 +180,15 @@ func setupMounts(cfg *Config) (Status, error) {
 			return fail("bring up lo", err)
 		}
 	}
+	if st.Proc {
+		writable = append(writable, "/proc")
+	}
+	if stage, err := seal(writable); err != nil {
+		return fail(stage, err)
+	}
 	if cfg.Probe {
-		// Prove the mount works both ways: a write lands in upper, a
-		// deletion leaves a whiteout.
+		// Prove the mount works both ways, sealed: a write lands in upper,
+		// a deletion leaves a whiteout.
 		if err := os.WriteFile(filepath.Join(cfg.Lower, "probe-write"), []byte("ok"), 0o644); err != nil {
 			return fail("write through overlay", err)
 		}
