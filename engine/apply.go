@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"github.com/shadow-dev/shadow/internal/fsutil"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -97,18 +96,47 @@ func CheckApply(workspace string, h Hypothesis, orig map[string]FileState) error
 // run started; if any differs nothing is written. Each file is written to a
 // temporary file beside it and renamed over the target (rename(2) is
 // atomic), so a reader sees the old or the new file, never half of one.
+//
+// Writing takes a while (fsync per file): an editor or agent may save a
+// target meanwhile. So every target is compared again immediately before
+// its rename (or removal), and the first one that changed stops the apply:
+// a *StoppedError says what was written and what was not. Applies of
+// shadow processes into one checkout are serialised by a lock on the
+// checkout directory (lockApply), so two of them cannot interleave.
 func ApplyHypothesis(workspace string, h Hypothesis, orig map[string]FileState) ([]string, error) {
+	unlock, err := lockApply(workspace)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := CheckApply(workspace, h, orig); err != nil {
 		return nil, err
 	}
 	applied := []string{}
-	for _, f := range h.Files {
-		if err := writeAtomic(workspace, f); err != nil {
+	stopped := func(i int, path string) error {
+		e := &StoppedError{Changed: path, Written: applied}
+		for _, f := range h.Files[min(i, len(h.Files)):] {
+			e.NotWritten = append(e.NotWritten, f.Path)
+		}
+		for _, p := range h.Deletes[max(i-len(h.Files), 0):] {
+			e.NotWritten = append(e.NotWritten, p)
+		}
+		return e
+	}
+	for i, f := range h.Files {
+		changed, err := writeChecked(workspace, f, orig)
+		if changed {
+			return applied, stopped(i, f.Path)
+		}
+		if err != nil {
 			return applied, err
 		}
 		applied = append(applied, f.Path)
 	}
-	for _, p := range h.Deletes {
+	for i, p := range h.Deletes {
+		if o, ok := orig[p]; ok && !sameState(o, readState(workspace, p)) {
+			return applied, stopped(len(h.Files)+i, p)
+		}
 		if err := os.RemoveAll(filepath.Join(workspace, filepath.FromSlash(p))); err != nil {
 			return applied, fmt.Errorf("delete %s: %w", p, err)
 		}
@@ -117,13 +145,84 @@ func ApplyHypothesis(workspace string, h Hypothesis, orig map[string]FileState) 
 	return applied, nil
 }
 
-func writeAtomic(workspace string, f File) error {
+// StoppedError: a target changed in the checkout while apply was writing
+// (after the check every target passed): apply stopped before it. Written
+// hold the hypothesis's version now; NotWritten (Changed first) do not.
+type StoppedError struct {
+	Changed    string
+	Written    []string
+	NotWritten []string
+}
+
+func (e *StoppedError) Error() string {
+	w := "nothing"
+	if len(e.Written) > 0 {
+		w = strings.Join(e.Written, ", ")
+	}
+	return fmt.Sprintf("stopped: %s changed in the checkout while apply was writing; written: %s; not written: %s (the checkout holds part of the hypothesis: finish by hand, or restore the written files with git and re-run shadow)",
+		e.Changed, w, strings.Join(e.NotWritten, ", "))
+}
+
+// beforeRename, when set (tests), runs between writing a target's
+// temporary file and comparing the target: where a concurrent writer
+// would strike.
+var beforeRename func(path string)
+
+// writeChecked writes f beside its target, compares the target with its
+// state at the run's start, and renames only if it is unchanged (changed
+// true otherwise, the temporary file removed). The window left between
+// the comparison and rename(2) is a few system calls long.
+func writeChecked(workspace string, f File, orig map[string]FileState) (changed bool, err error) {
 	target := filepath.Join(workspace, filepath.FromSlash(f.Path))
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return fmt.Errorf("create directory for %s: %w", f.Path, err)
+		return false, fmt.Errorf("create directory for %s: %w", f.Path, err)
 	}
-	if err := fsutil.WriteFileAtomic(target, f.Content, f.Mode.Perm(), true); err != nil {
-		return fmt.Errorf("write %s: %w", f.Path, err)
+	tmp, err := writeTemp(target, f.Content, f.Mode.Perm())
+	if err != nil {
+		return false, fmt.Errorf("write %s: %w", f.Path, err)
 	}
-	return nil
+	if beforeRename != nil {
+		beforeRename(f.Path)
+	}
+	if o, ok := orig[f.Path]; ok && !sameState(o, readState(workspace, f.Path)) {
+		os.Remove(tmp)
+		return true, nil
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		os.Remove(tmp)
+		return false, fmt.Errorf("write %s: %w", f.Path, err)
+	}
+	// The rename is durable once the directory is synced (fsync(2)).
+	if d, err := os.Open(filepath.Dir(target)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return false, nil
+}
+
+// writeTemp writes data, synced, to a new temporary file beside path with
+// mode (fsutil.WriteFileAtomic's first half: apply compares the target
+// before the rename).
+func writeTemp(path string, data []byte, mode os.FileMode) (name string, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return "", err
+	}
+	// CreateTemp makes it 0600; the umask does not apply to chmod.
+	if err = tmp.Chmod(mode.Perm()); err != nil {
+		return "", err
+	}
+	if err = tmp.Sync(); err != nil {
+		return "", err
+	}
+	return tmp.Name(), tmp.Close()
 }

@@ -30,11 +30,23 @@ type Applied struct {
 // is not applied either. Each file is written atomically, its mode kept; a
 // failure part-way is a *WriteError naming what was written. Other errors
 // (the record unreadable) name the run.
+//
+// Only the hypothesis's code is written (CodeOnly); ApplyHypTests with
+// withTests writes its proposed tests too.
 func (s Store) ApplyHyp(ws, run, hyp string) (*Applied, error) {
+	return s.ApplyHypTests(ws, run, hyp, false)
+}
+
+// ApplyHypTests is ApplyHyp; withTests writes the judge files the
+// hypothesis proposed (its tests) as well as its code.
+func (s Store) ApplyHypTests(ws, run, hyp string, withTests bool) (*Applied, error) {
 	a := &Applied{Run: run, Hyp: hyp}
 	h, _, err := s.LoadHyp(ws, run, hyp)
 	if err != nil {
 		return a, err
+	}
+	if !withTests {
+		h = s.CodeOnly(ws, run, h)
 	}
 	if h.IsBaseline() {
 		a.Baseline = true
@@ -60,7 +72,8 @@ func (s Store) ApplyHyp(ws, run, hyp string) (*Applied, error) {
 	}
 	a.Files, err = engine.ApplyHypothesis(ws, h, orig)
 	var ce *engine.ConflictError
-	if err != nil && !errors.As(err, &ce) {
+	var se *engine.StoppedError // names what it wrote itself
+	if err != nil && !errors.As(err, &ce) && !errors.As(err, &se) {
 		return a, &WriteError{Err: err, Written: a.Files}
 	}
 	return a, err

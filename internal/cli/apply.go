@@ -20,14 +20,17 @@ import (
 // uses too.
 func applyCommand(s Streams) *cobra.Command {
 	var dir string
-	var dryRun bool
+	var dryRun, force bool
 	c := &cobra.Command{
-		Use:   "apply RUN/HYP [-C DIR] [--dry-run]",
+		Use:   "apply RUN/HYP [-C DIR] [--dry-run] [--force]",
 		Short: "write a recorded hypothesis into the checkout",
 		Long: "shadow apply RUN/HYP writes the hypothesis's files into the checkout, as --apply does:\n" +
 			"only if every target still holds what it held when that run started (else nothing\n" +
-			"is written and the exit code is 1). --dry-run makes the same check and says what\n" +
-			"would be written, writing nothing.",
+			"is written and the exit code is 1). A hypothesis that did not pass, or whose pass\n" +
+			"does not count (disqualified, suspicious, tampered), is refused (exit 1) unless\n" +
+			"--force. Each target is compared again just before it is written: one changed\n" +
+			"meanwhile stops the apply, which names what it wrote and what not (exit 1).\n" +
+			"--dry-run makes the same checks and says what would be written, writing nothing.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 || !strings.Contains(args[0], "/") {
 				return usage("apply: want one RUN/HYP, e.g. @last/fix (see `shadow log`)")
@@ -44,22 +47,28 @@ func applyCommand(s Streams) *cobra.Command {
 				return refErr(err)
 			}
 			if dryRun {
-				return dryApply(s, store, ws, run, name)
+				return dryApply(s, store, ws, run, name, force)
 			}
-			return applyHyp(s, store, ws, run, name)
+			return applyHyp(s, store, ws, run, name, force)
 		},
 	}
 	c.Flags().StringVarP(&dir, "dir", "C", "", "workspace root")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "check and say what would be written; write nothing")
+	c.Flags().BoolVar(&force, "force", false, "apply a hypothesis that did not pass, or is disqualified, suspicious or tampered")
 	return c
 }
 
-func applyHyp(s Streams, store snap.Store, ws, runID, name string) error {
-	a, err := store.ApplyHyp(ws, runID, name)
+func applyHyp(s Streams, store snap.Store, ws, runID, name string, force bool) error {
+	a, err := store.ApplyChecked(ws, runID, name, force)
 	var ce *engine.ConflictError
 	var we *snap.WriteError
+	var re *snap.RefusedError
+	var se *engine.StoppedError
 	switch {
-	case errors.As(err, &ce):
+	case errors.As(err, &re):
+		fmt.Fprintf(s.Err, "shadow: %v\n", err)
+		return exit(run.ExitNone)
+	case errors.As(err, &ce), errors.As(err, &se):
 		fmt.Fprintf(s.Err, "shadow: %s/%s %v\n", runID, name, err)
 		return exit(run.ExitNone)
 	case errors.As(err, &we):
@@ -79,10 +88,19 @@ func applyHyp(s Streams, store snap.Store, ws, runID, name string) error {
 // dryApply makes apply's checks (the verified record, every target as it
 // was when the run started) and says what apply would write, writing
 // nothing: exit 0 when it would apply, 1 when a target changed.
-func dryApply(s Streams, store snap.Store, ws, runID, name string) error {
+func dryApply(s Streams, store snap.Store, ws, runID, name string, force bool) error {
 	h, _, err := store.LoadHyp(ws, runID, name)
 	if err != nil {
 		return envErr("%v", err)
+	}
+	if !force {
+		var re *snap.RefusedError
+		if err := store.CheckRefusal(ws, runID, name); errors.As(err, &re) {
+			fmt.Fprintf(s.Err, "shadow: %v\n", err)
+			return exit(run.ExitNone)
+		} else if err != nil {
+			return envErr("%v", err)
+		}
 	}
 	switch {
 	case h.IsBaseline():

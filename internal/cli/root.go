@@ -17,13 +17,17 @@ const usageText = `shadow: test candidate fixes in parallel overlay shadows of y
 without touching the working tree.
 
 usage:
-  shadow [flags] SPEC -- COMMAND [ARG...]   TUI on a terminal, text report otherwise
+  shadow [flags] SPEC -- COMMAND [ARG...]   TUI when a person is at a terminal (stdin
+                                            and stdout; not CI=true or TERM=dumb), closed
+                                            with the run unless a key was pressed; text
+                                            report otherwise
   shadow tui [flags] SPEC -- COMMAND...     always the TUI
   shadow --headless [--json|--events] [flags] SPEC -- COMMAND...
   shadow watch [-C DIR]                     TUI following the runs other shadow processes make here
   shadow log [-C DIR] [-n N] [--json]       the recorded runs of this workspace
   shadow show RUN[/HYP] [-C DIR] [--json|--patch]  one recorded run or hypothesis: result, diff, output
-  shadow apply RUN/HYP [-C DIR] [--dry-run] write a recorded hypothesis into the checkout
+  shadow apply RUN/HYP [-C DIR] [--dry-run] [--force]  write a recorded hypothesis into the
+                                            checkout (one that did not pass: --force)
   shadow demo [--headless|--json|--events]  built-in example, run end to end
   shadow probe [--json]                     which sandbox mode this machine gives, and why
   shadow gc                                 restore interrupted in-place runs, remove leftovers, prune records
@@ -68,7 +72,8 @@ timed out, error, cancelled; within each, fewer failing, more passing tests,
 fewer changed lines. The winner is the first passed, not disqualified one.
 
 exit codes: 0 a hypothesis passed, 1 none passed, 2 usage or spec error
-(nothing ran), 3 the environment cannot do what was asked.
+(nothing ran), 3 the environment cannot do what was asked, 130 interrupted
+(Ctrl-C, also in the TUI, or SIGTERM: no winner is named).
 `
 
 // Execute runs the command line args (without the program name) and

@@ -82,6 +82,15 @@ func New(cwd, version string, notices io.Writer) *Server {
 		Annotations: &mcp.ToolAnnotations{Title: "shadow show", ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolShow)
 	s.server.AddTool(&mcp.Tool{
+		Name:  "shadow_apply",
+		Title: "Write a recorded hypothesis into the checkout",
+		Description: "Write a recorded hypothesis (ref RUN/HYP, e.g. @last/fix) into the checkout, as `shadow apply` does: only if every file it writes still holds what it held when its run started (else nothing is written). " +
+			"A hypothesis that did not pass, or is disqualified, suspicious or tampered, is refused, naming why, unless force is true. A file changed while apply writes stops it; the error names what was written and what not.",
+		InputSchema:  mustSchema[mcpApplyArgs](nil),
+		OutputSchema: mustSchema[ApplyDoc](nil),
+		Annotations:  &mcp.ToolAnnotations{Title: "shadow apply", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
+	}, s.toolApply)
+	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_probe",
 		Title:       "Which sandbox this machine gives",
 		Description: "Which sandbox mode this machine gives shadow runs (overlay: parallel copy-on-write shadows; inplace: one at a time in the checkout, restored after each), why, and how to fix it when it is in-place.",
