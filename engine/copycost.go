@@ -11,16 +11,7 @@ type CopyCounter interface {
 // with this run's share of the sandbox's copy cost; they stay null for a
 // sandbox that makes no copies.
 func startCopyCost(sb Sandbox) func(*Report) {
-	cc, ok := sb.(CopyCounter)
-	for !ok {
-		// A wrapper (--freeze's) that says what it wraps.
-		w, isWrapper := sb.(interface{ Unwrap() Sandbox })
-		if !isWrapper {
-			break
-		}
-		sb = w.Unwrap()
-		cc, ok = sb.(CopyCounter)
-	}
+	cc, ok := As[CopyCounter](sb)
 	if !ok {
 		return func(*Report) {}
 	}

@@ -20,7 +20,7 @@ type dyingSandbox struct {
 	dieAfterRuns int
 }
 
-func (d *dyingSandbox) Mode() string   { return "remote" }
+func (d *dyingSandbox) Mode() Mode     { return ModeRemote }
 func (d *dyingSandbox) Parallel() bool { return false }
 func (d *dyingSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
 	d.mu.Lock()

@@ -62,7 +62,7 @@ func (e *NotRunError) Unwrap() error { return e.Err }
 
 // exhausted is the sandbox's Exhausted, nil for a sandbox that cannot be.
 func exhausted(sb Sandbox) error {
-	if x, ok := sb.(Exhauster); ok {
+	if x, ok := As[Exhauster](sb); ok {
 		return x.Exhausted()
 	}
 	return nil

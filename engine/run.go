@@ -66,7 +66,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	started := now()
 	rep := &Report{
 		Schema: ReportSchema, Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
-		Command: cfg.Command, Mode: cfg.Sandbox.Mode(), StartedAt: started.UTC(),
+		Command: cfg.Command, Mode: string(cfg.Sandbox.Mode()), StartedAt: started.UTC(),
 		StalePaths: []string{}, Applied: []string{},
 		CPUs: cpus(), Load: loadAvg(),
 	}
@@ -81,10 +81,10 @@ func Run(ctx context.Context, cfg Config) *Report {
 	}
 	em.emit(Event{Kind: KindRunStarted, Hypotheses: names, Mode: rep.Mode, Command: cfg.Command, Workspace: cfg.Workspace, Jobs: jobs})
 
-	if h, ok := cfg.Sandbox.(RunHolder); ok {
+	if h, ok := As[Holder](cfg.Sandbox); ok {
 		defer h.HoldRun(ctx)()
 	}
-	if s, ok := cfg.Sandbox.(SyncReporter); ok {
+	if s, ok := As[SyncReporter](cfg.Sandbox); ok {
 		rep.Sync = s.Syncs()
 	}
 	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
@@ -301,7 +301,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	}
 	r.Node, r.Mode = o.Node, o.Mode
 	if r.Mode == "" {
-		r.Mode = cfg.Sandbox.Mode()
+		r.Mode = string(cfg.Sandbox.Mode())
 	}
 	for _, w := range o.Warnings {
 		msg := w
@@ -332,6 +332,9 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	if err == nil {
 		r.judgeChanged = jd.judgePaths(o.Changed, true)
 	}
+	// What it wrote outside the workspace, and whether that or its own
+	// edits try to outlive the run (outside.go).
+	applyOutside(r, h, o, cfg.Env)
 	r.Runs, r.Passes = 1, 0
 	if r.Status == StatusPassed {
 		r.Passes = 1

@@ -24,7 +24,7 @@ type fakeSandbox struct {
 	maxSeen  int
 }
 
-func (f *fakeSandbox) Mode() string   { return "fake" }
+func (f *fakeSandbox) Mode() Mode     { return "fake" }
 func (f *fakeSandbox) Parallel() bool { return f.parallel }
 func (f *fakeSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
 	f.mu.Lock()

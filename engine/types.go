@@ -153,6 +153,11 @@ type Outcome struct {
 	// see a command that rewrites the judge (tests, runner config) at run
 	// time (edits_tests, docs/report.md).
 	Changed []string
+	// Outside lists what the command wrote outside the workspace, in the
+	// places the sandbox let it write there and threw away afterwards
+	// (overlay: $HOME, --writable paths, caches); nil when the sandbox
+	// cannot tell. The engine classifies and caps it (outside.go).
+	Outside []OutsideWrite
 	// Node is the remote node the job ran on ("" for this machine) and
 	// Mode the sandbox mode it ran in there ("" for the sandbox's Mode()).
 	Node string
@@ -167,10 +172,12 @@ type RunHolder interface {
 	HoldRun(ctx context.Context) (release func())
 }
 
-// Sandbox isolates one hypothesis's run. overlay and inplace implement it.
+// Sandbox isolates one hypothesis's run: the drivers (overlay, copy,
+// inplace, remote) implement it; optional interfaces (optional.go) are
+// found with As.
 type Sandbox interface {
-	// Mode is "overlay" or "inplace", as reported.
-	Mode() string
+	// Mode is the driver's mode, as reported.
+	Mode() Mode
 	// Parallel reports whether several jobs may run at once.
 	Parallel() bool
 	// Run runs the job to completion or until ctx ends. An error means the

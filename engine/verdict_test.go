@@ -30,7 +30,7 @@ type scriptSandbox struct {
 	seen      map[string]Hypothesis
 }
 
-func (s *scriptSandbox) Mode() string   { return "fake" }
+func (s *scriptSandbox) Mode() Mode     { return "fake" }
 func (s *scriptSandbox) Parallel() bool { return true }
 func (s *scriptSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
 	name := job.Hyp.Name

@@ -28,7 +28,7 @@ type Recovered struct {
 type Sandbox struct{}
 
 func New(stateDir string, notice io.Writer) *Sandbox { return &Sandbox{} }
-func (s *Sandbox) Mode() string                      { return "inplace" }
+func (s *Sandbox) Mode() engine.Mode                 { return engine.ModeInplace }
 func (s *Sandbox) Parallel() bool                    { return false }
 func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	return engine.Outcome{ExitCode: -1}, errUnsupported

@@ -65,8 +65,8 @@ func New(stateDir string, notice io.Writer) *Sandbox {
 	return &Sandbox{stateDir: stateDir, notice: notice}
 }
 
-func (s *Sandbox) Mode() string   { return "inplace" }
-func (s *Sandbox) Parallel() bool { return false }
+func (s *Sandbox) Mode() engine.Mode { return engine.ModeInplace }
+func (s *Sandbox) Parallel() bool    { return false }
 
 // LockPath is the workspace lock's file.
 func (s *Sandbox) LockPath() string { return filepath.Join(s.stateDir, LockName) }

@@ -27,7 +27,7 @@ func (s *Sandbox) Mask(dirs ...string) *Sandbox  { return s }
 func (s *Sandbox) RAM(size int64) *Sandbox       { return s }
 func (s *Sandbox) Upper() string                 { return "disk" }
 func DefaultRAMSize() int64                      { return 2 << 30 }
-func (s *Sandbox) Mode() string                  { return "overlay" }
+func (s *Sandbox) Mode() engine.Mode             { return engine.ModeOverlay }
 func (s *Sandbox) Parallel() bool                { return true }
 func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	return engine.Outcome{ExitCode: -1}, errors.New("overlay mode needs Linux")

@@ -27,6 +27,8 @@ type Sandbox struct {
 	options []string // overlay option sets to try, best first
 	masks   []string // shadow's directories, hidden from every command
 	ram     int64    // --upper ram: each job's tmpfs cap in bytes; 0 = disk
+	// writable are --writable paths, overlaid per job (seal_linux.go).
+	writable []string
 }
 
 // New returns a sandbox that keeps per-job directories under base (which
@@ -66,8 +68,8 @@ func defaultOptions() []string {
 	return []string{"userxattr,volatile", "userxattr", "volatile", ""}
 }
 
-func (s *Sandbox) Mode() string   { return "overlay" }
-func (s *Sandbox) Parallel() bool { return true }
+func (s *Sandbox) Mode() engine.Mode { return engine.ModeOverlay }
+func (s *Sandbox) Parallel() bool    { return true }
 
 // Run implements engine.Sandbox.
 func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
@@ -124,6 +126,22 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		}
 		extra = append(extra, x)
 	}
+	// The seal: $HOME, --writable paths and caches outside $HOME are
+	// overlaid, each with an upper dir of its own beside the workspace's;
+	// everything else outside the workspace is read-only.
+	sealed := s.sealDirs(job, gitDirs, masks)
+	for i, sd := range sealed {
+		x := shadowDir{Target: sd.path, Upper: filepath.Join(dir, fmt.Sprintf("seal%d-upper", i)), Work: filepath.Join(dir, fmt.Sprintf("seal%d-work", i)), Submounts: true}
+		for _, d := range []string{x.Upper, x.Work} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return out, err
+			}
+		}
+		if fi, err := os.Stat(sd.path); err == nil {
+			_ = os.Chmod(x.Upper, fi.Mode().Perm())
+		}
+		extra = append(extra, x)
+	}
 	if err := writeUpper(job.Workspace, upper, job.Hyp.Files); err != nil {
 		return out, err
 	}
@@ -133,6 +151,13 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		Dir:  filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir)),
 		Argv: job.Command, Net: job.Net, Tmp: job.Tmp,
 	}
+	sealUppers := func(root string) []string {
+		u := make([]string, len(sealed))
+		for i := range sealed {
+			u[i] = filepath.Join(root, fmt.Sprintf("seal%d-upper", i))
+		}
+		return u
+	}(dir)
 	var ram *ramLink
 	if s.ram > 0 {
 		if ram, err = newRAMLink(s.ram); err != nil {
@@ -155,12 +180,16 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 			return out, nil // killed before the mount: nothing was written
 		}
 		upper = filepath.Join(root, "upper")
+		for i := range sealUppers {
+			sealUppers[i] = filepath.Join(root, filepath.Base(sealUppers[i]))
+		}
 		if w := ram.warning(); w != "" {
 			out.Warnings = append(out.Warnings, w)
 		}
 	}
 	out.Collected = collect(upper, job.Collect)
 	out.Changed = changedPaths(upper, job.Workspace, job.Hyp)
+	out.Outside = outsideWrites(sealed, sealUppers)
 	if job.KeepDir != "" {
 		if err := os.MkdirAll(filepath.Dir(job.KeepDir), 0o700); err == nil {
 			if ram != nil {

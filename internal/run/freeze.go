@@ -15,20 +15,11 @@ type frozenSandbox struct {
 	dir string
 }
 
-// Unwrap lets the engine see what the wrapped sandbox implements (copy
-// mode's CopyCounter).
+// Unwrap lets the engine find what the wrapped sandbox implements
+// (engine.As): copy mode's CopyCounter, and the workspace hold a frozen
+// run still needs, since it reads the live checkout below its frozen layer
+// (ignored files, build caches).
 func (s frozenSandbox) Unwrap() engine.Sandbox { return s.Sandbox }
-
-// HoldRun passes the wrapped sandbox's workspace hold through: a frozen run
-// still reads the live checkout below its frozen layer (ignored files, build
-// caches), so it must take the same shared workspace lock that keeps an
-// in-place run of another shadow process from writing the checkout meanwhile.
-func (s frozenSandbox) HoldRun(ctx context.Context) (release func()) {
-	if h, ok := s.Sandbox.(engine.RunHolder); ok {
-		return h.HoldRun(ctx)
-	}
-	return func() {}
-}
 
 func (s frozenSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	job.Lowers = append([]string{s.dir}, job.Lowers...)
@@ -41,7 +32,7 @@ func (s frozenSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome,
 // paths created since, the only changes that can reach a frozen run) and
 // the clean-up.
 func (p *Plan) startFreeze(cfg *engine.Config) (func(engine.Event), func(), error) {
-	if m := cfg.Sandbox.Mode(); m != "overlay" && m != "copy" {
+	if !engine.CapabilitiesOf(cfg.Sandbox.Mode()).Lowers {
 		return nil, nil, fmt.Errorf("--freeze needs overlay or copy mode (this run is %s)", cfg.Sandbox.Mode())
 	}
 	base := SandboxBase(p.store, cfg.Workspace)

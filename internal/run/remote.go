@@ -76,7 +76,7 @@ func newRemoteSandbox(o *Options, nodes []engine.RemoteNode, store snap.Store, w
 // The returned func ends what it started. The run's -j, when neither the
 // flags nor the spec gave one, becomes the slots the nodes offer.
 func (p *Plan) prepareRemote(ctx context.Context, cfg *engine.Config) (func(), error) {
-	sb, ok := cfg.Sandbox.(*remote.Sandbox)
+	sb, ok := engine.As[engine.Preparer](cfg.Sandbox)
 	if !ok {
 		return func() {}, nil
 	}
@@ -94,11 +94,12 @@ func (p *Plan) prepareRemote(ctx context.Context, cfg *engine.Config) (func(), e
 
 // startRemoteFreeze is --freeze for a remote run, before any node is
 // synced: the source files are copied here at once and every mirror is
-// synced from that copy (remote.Sandbox.Freeze). Nothing changed here
-// after the copy can reach a node, so a run with no "local" node reports
-// no stale paths; the local node's jobs have the copy as a lower layer,
-// and, as in a local frozen run, only paths created since can reach them.
-func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb *remote.Sandbox) (func(engine.Event), func(), error) {
+// synced from that copy (the sandbox's engine.Freezer). Nothing changed
+// here after the copy can reach a node, so a run with no "local" node
+// reports no stale paths; the local node's jobs have the copy as a lower
+// layer, and, as in a local frozen run, only paths created since can reach
+// them.
+func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb engine.Freezer) (func(engine.Event), func(), error) {
 	base := SandboxBase(p.store, cfg.Workspace)
 	snap.CleanFrozen(base)
 	dir := snap.FrozenDir(base, cfg.RunID)
@@ -107,7 +108,7 @@ func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb *remote.Sandbox) (func(e
 		snap.RemoveFrozen(dir)
 		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
 	}
-	return frozenFix(frozen, !sb.HasLocal()), func() { snap.RemoveFrozen(dir) }, nil
+	return frozenFix(frozen, sb.FrozenAll()), func() { snap.RemoveFrozen(dir) }, nil
 }
 
 // staleFix is the sink that adds paths changed before the run's first

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -23,12 +22,12 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	cfg := p.cfg
 	cfg.RunID = snap.NewRunID(now)
 	var fix func(engine.Event) // first to see the report: --freeze's, or a remote run's late changes
-	rsb, remoteRun := cfg.Sandbox.(*remote.Sandbox)
-	if p.freeze && remoteRun {
+	remoteRun := p.remote
+	if fz, ok := engine.As[engine.Freezer](cfg.Sandbox); p.freeze && ok {
 		// Before the nodes are synced: their mirrors are synced from it.
 		var cleanup func()
 		var err error
-		if fix, cleanup, err = p.startRemoteFreeze(&cfg, rsb); err != nil {
+		if fix, cleanup, err = p.startRemoteFreeze(&cfg, fz); err != nil {
 			return nil, err
 		}
 		defer cleanup()
@@ -94,8 +93,8 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		sinks = append([]func(engine.Event){fix}, sinks...)
 	}
 	cfg.Emit = engine.Fanout(sinks...)
-	if remoteRun {
-		rsb.SetRunID(cfg.RunID) // what --keep leaves on the nodes is kept under it
+	if n, ok := engine.As[engine.RunNamer](cfg.Sandbox); ok {
+		n.SetRunID(cfg.RunID) // what --keep leaves on the nodes is kept under it
 	}
 	rep := engine.Run(ctx, cfg)
 	if rec != nil {

@@ -31,16 +31,9 @@ type warmSandbox struct {
 	upper string // where its upper dir was kept, once it ended normally
 }
 
-// Unwrap lets the engine see what the wrapped sandbox implements.
+// Unwrap lets the engine find what the wrapped sandbox implements
+// (engine.As: its workspace hold, copy mode's CopyCounter).
 func (s *warmSandbox) Unwrap() engine.Sandbox { return s.Sandbox }
-
-// HoldRun passes the wrapped sandbox's workspace hold through.
-func (s *warmSandbox) HoldRun(ctx context.Context) (release func()) {
-	if h, ok := s.Sandbox.(engine.RunHolder); ok {
-		return h.HoldRun(ctx)
-	}
-	return func() {}
-}
 
 func (s *warmSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	if s.layer != nil {
@@ -84,7 +77,7 @@ type warmRun struct {
 // inside the workspace.
 func (p *Plan) startWarm(cfg *engine.Config) *warmRun {
 	mode := cfg.Sandbox.Mode()
-	if p.noWarm || (mode != "overlay" && mode != "copy") || p.remote {
+	if p.noWarm || (mode != engine.ModeOverlay && mode != engine.ModeCopy) || p.remote {
 		return nil
 	}
 	ws := cfg.Workspace
@@ -93,7 +86,7 @@ func (p *Plan) startWarm(cfg *engine.Config) *warmRun {
 	}
 	w := &warmRun{root: warm.Dir(p.store.Root), ws: ws}
 	sb := &warmSandbox{Sandbox: cfg.Sandbox}
-	if mode == "copy" && p.copySkip {
+	if mode == engine.ModeCopy && p.copySkip {
 		// Copying the layer in would bring back what --copy-skip leaves
 		// out (the layer is mostly target/, node_modules' builds…).
 		w.note = "not used: copy mode with --copy-skip"
@@ -102,7 +95,7 @@ func (p *Plan) startWarm(cfg *engine.Config) *warmRun {
 	} else {
 		sb.layer = l
 	}
-	if mode == "overlay" {
+	if mode == engine.ModeOverlay {
 		for _, h := range cfg.Hyps {
 			if h.IsBaseline() && len(h.Common) == 0 && len(h.CommonDeletes) == 0 {
 				sb.baseline = h.Name
@@ -161,7 +154,7 @@ func (w *warmRun) finish(ev engine.Event) {
 func (w *warmRun) feedable(r *engine.Report) string {
 	sb := w.sb
 	if sb.baseline == "" {
-		if sb.Mode() != "overlay" {
+		if sb.Mode() != engine.ModeOverlay {
 			return "only an overlay run's baseline feeds the layer"
 		}
 		return "no hypothesis without edits (a baseline) ran only the checkout's own files"

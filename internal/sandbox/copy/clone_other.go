@@ -24,7 +24,7 @@ type Options struct {
 type Sandbox struct{}
 
 func New(base string, opts Options) *Sandbox       { return &Sandbox{} }
-func (s *Sandbox) Mode() string                    { return "copy" }
+func (s *Sandbox) Mode() engine.Mode               { return engine.ModeCopy }
 func (s *Sandbox) Parallel() bool                  { return true }
 func (s *Sandbox) CopyCost() (ms, bytes int64)     { return 0, 0 }
 func Base(stateSandboxes, workspace string) string { return stateSandboxes }

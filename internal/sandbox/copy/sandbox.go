@@ -53,8 +53,8 @@ func New(base string, opts Options) *Sandbox {
 	return &Sandbox{base: base, opts: opts}
 }
 
-func (s *Sandbox) Mode() string   { return "copy" }
-func (s *Sandbox) Parallel() bool { return true }
+func (s *Sandbox) Mode() engine.Mode { return engine.ModeCopy }
+func (s *Sandbox) Parallel() bool    { return true }
 
 // CopyCost is what making the copies has cost so far: the time spent
 // copying, summed over hypotheses, and the bytes of file data copied

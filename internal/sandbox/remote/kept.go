@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -49,20 +50,13 @@ func pruneKept(root string, age time.Duration) {
 
 // isolationRefused refuses, on the node, the isolation a job asks for
 // that the node's sandbox cannot give, as a local run refuses it before it
-// starts: in place there is no namespace, so --net isolated and --tmp
-// private would be silently dropped (copy mode refuses --net isolated
-// itself and gives each job a private TMPDIR).
-func isolationRefused(mode string, wj *wireJob) error {
-	if mode != "inplace" {
+// starts, from the same table (engine.CapabilitiesOf): in place there is
+// no namespace, so --net isolated and --tmp private would be silently
+// dropped; copy mode gives each job a private TMPDIR.
+func isolationRefused(mode engine.Mode, wj *wireJob) error {
+	flag := engine.CapabilitiesOf(mode).Refuses(engine.Needs{NetIsolated: wj.Net == "isolated", PrivateTmp: wj.Tmp == "private"})
+	if flag == "" {
 		return nil
 	}
-	for _, need := range []struct {
-		on   bool
-		flag string
-	}{{wj.Net == "isolated", "--net isolated"}, {wj.Tmp == "private", "--tmp private"}} {
-		if need.on {
-			return fmt.Errorf("%s needs overlay mode, and this node runs hypotheses in place (`shadow probe` there says why)", need.flag)
-		}
-	}
-	return nil
+	return fmt.Errorf("%s needs overlay mode, and this node's sandbox is %s (`shadow probe` there says why)", flag, mode)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/shadow-dev/shadow/engine"
 )
 
 // The --keep key comes over the wire: only RUN/HYP, each one plain name,
@@ -41,7 +43,7 @@ func TestPruneKeptRemovesOnlyOldRuns(t *testing.T) {
 // there, never run without it.
 func TestIsolationRefusedOnAnInPlaceNode(t *testing.T) {
 	for _, c := range []struct {
-		mode     string
+		mode     engine.Mode
 		net, tmp string
 		refused  bool
 	}{
@@ -50,6 +52,7 @@ func TestIsolationRefusedOnAnInPlaceNode(t *testing.T) {
 		{"inplace", "host", "shared", false},
 		{"overlay", "isolated", "private", false},
 		{"copy", "host", "private", false},
+		{"copy", "isolated", "shared", true},
 	} {
 		err := isolationRefused(c.mode, &wireJob{Net: c.net, Tmp: c.tmp})
 		if (err != nil) != c.refused {

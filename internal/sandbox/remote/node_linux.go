@@ -21,9 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/inplace"
-	"github.com/shadow-dev/shadow/internal/sandbox/copy"
-	"github.com/shadow-dev/shadow/overlay"
+	"github.com/shadow-dev/shadow/internal/sandbox"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -117,11 +115,11 @@ func nodeHold(ws string) int {
 	if len(synced) > 1 {
 		mode = synced[1]
 	}
-	sb, v, err := nodeSandbox(store, ws, mode)
+	sb, why, err := nodeSandbox(store, ws, mode)
 	if err != nil {
 		return fail(err)
 	}
-	send(nodeMsg{Mode: sb.Mode(), Reason: v.Reason, CPUs: runtime.NumCPU()})
+	send(nodeMsg{Mode: string(sb.Mode()), Reason: why, CPUs: runtime.NumCPU()})
 	kept := keptRoot(store)
 	pruneKept(kept, keptFor)
 	serve(ctx, cancel, in, sb, kept, send)
@@ -235,7 +233,7 @@ func runJob(ctx context.Context, sb engine.Sandbox, kept string, id int, wj *wir
 	}
 	mode := o.Mode
 	if mode == "" {
-		mode = sb.Mode()
+		mode = string(sb.Mode())
 	}
 	out := &wireOutcome{ExitCode: o.ExitCode, Signal: o.Signal, Collected: o.Collected,
 		Warnings: o.Warnings, Changed: o.Changed, Mode: mode}
@@ -259,49 +257,42 @@ func setLock(f *os.File, typ int16) error {
 	}
 }
 
-// nodeSandbox is the sandbox --mode asks for on this node (auto: its best,
-// as its own probe says: overlay shadows, else a copy of the mirror per
-// hypothesis, else in place in the mirror, journaled and restored, one at
-// a time). A mode the node cannot give is refused, as locally.
-func nodeSandbox(store snap.Store, ws, mode string) (engine.Sandbox, overlay.Verdict, error) {
-	base := store.SandboxDir()
-	if rel, err := filepath.Rel(ws, base); err == nil && !strings.HasPrefix(rel, "..") {
-		base = overlay.TmpSandboxes()
-	}
+// nodeSandbox is the sandbox --mode asks for on this node, chosen by
+// sandbox.Open as a local run's is (auto: its best, as its own probe says:
+// overlay shadows, else a copy of the mirror per hypothesis, else in place
+// in the mirror, journaled and restored, one at a time). A mode the node
+// cannot give is refused, as locally; what a job asks that the mode cannot
+// honour is refused per job (isolationRefused).
+func nodeSandbox(store snap.Store, ws, mode string) (engine.Sandbox, string, error) {
 	// The cache is keyed by the binary: its path holds its sha256.
 	exe, _ := os.Executable()
-	v := overlay.CachedProbe(base, store.ProbeCache(), "node:"+exe)
 	// Like local runs, the command sees none of shadow's own state here,
 	// nor the binaries it brought (one it replaced would run as the next
 	// run's node side).
-	hidden := []string{store.Root, overlay.TmpRoot()}
+	var hide []string
 	if bin := filepath.Dir(filepath.Dir(exe)); filepath.Base(bin) == "bin" && filepath.Base(filepath.Dir(bin)) == "shadow" {
-		hidden = append(hidden, bin)
+		hide = append(hide, bin)
 	}
-	cb := copy.Base(store.SandboxDir(), ws)
-	switch mode {
-	case "inplace":
-		return inplace.New(store.WorkspaceDir(ws), io.Discard), overlay.Verdict{Mode: "inplace", Reason: "asked for with --mode inplace"}, nil
-	case "copy":
-		if err := copy.Usable(cb, ws); err != nil {
-			return nil, v, fmt.Errorf("copy mode is unavailable there: %v", err)
+	sb, err := sandbox.Open(sandbox.Config{Store: store, Workspace: ws, Mode: mode, Version: "node:" + exe, Hide: hide})
+	if err != nil {
+		var r *sandbox.Refusal
+		if errors.As(err, &r) {
+			msg := r.Msg + " there"
+			if r.Reason != "" {
+				msg += ": " + r.Reason
+			}
+			if r.Fix != "" {
+				msg += " (fix: " + r.Fix + ")"
+			}
+			return nil, "", errors.New(msg)
 		}
-		return copy.New(cb, copy.Options{Exclude: hidden}), v, nil
+		return nil, "", err
 	}
-	if v.Mode == "overlay" {
-		return overlay.New(v.Upper, v.Options).Mask(hidden...), v, nil
+	why := "asked for with --mode " + mode
+	if mode == sandbox.Auto || mode == "" || mode == string(engine.ModeOverlay) {
+		why = sandbox.Explain(store, ws, "node:"+exe, false).Reason
 	}
-	if mode == "overlay" {
-		msg := "overlay mode is unavailable there: " + v.Reason
-		if v.Fix != "" {
-			msg += " (fix: " + v.Fix + ")"
-		}
-		return nil, v, errors.New(msg)
-	}
-	if copy.Usable(cb, ws) == nil {
-		return copy.New(cb, copy.Options{Exclude: hidden}), v, nil
-	}
-	return inplace.New(store.WorkspaceDir(ws), io.Discard), v, nil
+	return sb, why, nil
 }
 
 type writerFunc func([]byte) (int, error)

@@ -10,8 +10,8 @@ import (
 
 type inplaceFake struct{ ran bool }
 
-func (f *inplaceFake) Mode() string   { return "inplace" }
-func (f *inplaceFake) Parallel() bool { return false }
+func (f *inplaceFake) Mode() engine.Mode { return engine.ModeInplace }
+func (f *inplaceFake) Parallel() bool    { return false }
 func (f *inplaceFake) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	f.ran = true
 	return engine.Outcome{}, nil

@@ -210,8 +210,8 @@ func New(o Options) (*Sandbox, error) {
 	return s, nil
 }
 
-func (s *Sandbox) Mode() string   { return "remote" }
-func (s *Sandbox) Parallel() bool { return true }
+func (s *Sandbox) Mode() engine.Mode { return engine.ModeRemote }
+func (s *Sandbox) Parallel() bool    { return true }
 
 // Syncs implements engine.SyncReporter.
 func (s *Sandbox) Syncs() []engine.NodeSync {
@@ -268,7 +268,7 @@ func (s *Sandbox) Prepare(ctx context.Context) error {
 			if !n.local.Parallel() {
 				n.slots = 1
 			}
-			n.mode = n.local.Mode()
+			n.mode = string(n.local.Mode())
 			continue
 		}
 		wg.Add(1)
@@ -480,6 +480,11 @@ func (s *Sandbox) Freeze(dir string) (map[string]bool, error) {
 // HasLocal reports whether the node "local" (this machine) is one of the
 // run's nodes.
 func (s *Sandbox) HasLocal() bool { return s.o.Local != nil }
+
+// FrozenAll reports whether no change made here after Freeze's copy can
+// reach a job: no "local" node runs on this machine's checkout
+// (engine.Freezer).
+func (s *Sandbox) FrozenAll() bool { return !s.HasLocal() }
 
 // syncMirror sends list from src (the checkout, or Freeze's copy) to the
 // node's mirror. A frozen copy holds no .git: that is sent from the
@@ -814,3 +819,12 @@ func (t *tailBuffer) String() string {
 	defer t.mu.Unlock()
 	return string(t.b)
 }
+
+// What the engine and the run service find with engine.As.
+var (
+	_ engine.Preparer     = (*Sandbox)(nil)
+	_ engine.Freezer      = (*Sandbox)(nil)
+	_ engine.RunNamer     = (*Sandbox)(nil)
+	_ engine.SyncReporter = (*Sandbox)(nil)
+	_ engine.Exhauster    = (*Sandbox)(nil)
+)

@@ -29,8 +29,8 @@ func fakeNodes(t *testing.T, slots map[string]int, order []string, run func(node
 
 type sandboxFunc func(context.Context, engine.Job) (engine.Outcome, error)
 
-func (f sandboxFunc) Mode() string   { return "fake" }
-func (f sandboxFunc) Parallel() bool { return true }
+func (f sandboxFunc) Mode() engine.Mode { return "fake" }
+func (f sandboxFunc) Parallel() bool    { return true }
 func (f sandboxFunc) Run(ctx context.Context, j engine.Job) (engine.Outcome, error) {
 	return f(ctx, j)
 }

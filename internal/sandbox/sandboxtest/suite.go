@@ -36,25 +36,13 @@ import (
 	"github.com/shadow-dev/shadow/engine"
 )
 
-// Promises is what a sandbox declares about itself.
-type Promises struct {
-	// Parallel: several jobs may run at once, each seeing only its own
-	// files (engine.Sandbox.Parallel must agree).
-	Parallel bool
-	// SamePath: the command runs at the workspace's own absolute path.
-	SamePath bool
-	// HostileProof: a hostile command cannot reach the checkout, shadow's
-	// records or another job (namespace sandboxes). Copy and in-place
-	// modes guard against accidents only and leave it false.
-	HostileProof bool
-	// InCheckout: the job runs in the checkout itself (in-place mode).
-	// What the command writes stays, as it would without shadow, and the
-	// files the hypothesis put there come back with their original
-	// content and mode but a fresh mtime (so make and cargo rebuild): the
-	// suite then checks content and modes, with a command that only
-	// reads.
-	InCheckout bool
-}
+// Promises is what a sandbox declares about itself: the capabilities a
+// driver honours, engine.Capabilities, the one struct the run's refusals
+// read too. The suite checks Parallel, SamePath, HostileProof and
+// InCheckout, and that they are what engine.CapabilitiesOf says of the
+// sandbox's mode (a promise made here and not in the table, or the other
+// way round, is a test failure, not a silent disagreement).
+type Promises = engine.Capabilities
 
 // Dirs are shadow's own directories for one test, all outside the
 // workspace. The factory's sandbox keeps its per-job directories under
@@ -114,7 +102,18 @@ func (s *suite) setup(t *testing.T) *fixture {
 	if f.sb.Parallel() != s.p.Parallel {
 		t.Errorf("Parallel() = %v, but the sandbox promises Parallel: %v", f.sb.Parallel(), s.p.Parallel)
 	}
+	if m := f.sb.Mode(); m != engine.ModeRemote {
+		want := engine.CapabilitiesOf(m)
+		if got := checked(s.p); got != checked(want) {
+			t.Errorf("the sandbox promises %+v, but engine.CapabilitiesOf(%q) says %+v", got, m, checked(want))
+		}
+	}
 	return f
+}
+
+// checked is the part of c the suite tests.
+func checked(c engine.Capabilities) engine.Capabilities {
+	return engine.Capabilities{Parallel: c.Parallel, SamePath: c.SamePath, HostileProof: c.HostileProof, InCheckout: c.InCheckout}
 }
 
 func (f *fixture) write(rel, content string, mode os.FileMode) {

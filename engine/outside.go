@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// What a hypothesis wrote outside the workspace (report field "outside")
+// and which of it tries to outlive the run. In overlay mode every such
+// write went to the hypothesis's own upper dir and is gone: a candidate
+// that still wrote a shell rc file, an ssh key or a git hook tried to
+// persist past its sandbox, or to reach whoever runs next, which no fix
+// needs; it is suspicious and does not win (docs/report.md).
+
+// maxOutsideReport caps the report's list; the rest is summed in one
+// "more" entry.
+const maxOutsideReport = 100
+
+// persistenceHome are paths relative to $HOME a program reads and runs,
+// or that decide what runs, the next time a shell, git, ssh, cron,
+// systemd, python or an agent starts: a file there or below is a
+// persistence write. PATH directories are added from the environment.
+var persistenceHome = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin",
+	".config/fish", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".xprofile", ".xsessionrc",
+	".ssh", ".gitconfig", ".config/git", ".gnupg",
+	".local/bin", "bin", "go/bin", ".cargo/bin", ".cargo/config", ".cargo/config.toml", ".pyenv/shims", ".npmrc", ".yarnrc",
+	".claude", ".claude.json", ".codex", ".mcp.json", ".vscode", ".cursor", ".gemini", ".config/claude",
+	".config/systemd/user", ".config/autostart", ".config/environment.d",
+	".pam_environment", ".forward", ".netrc",
+}
+
+// persistenceSystem are absolute paths (a root hypothesis with --writable
+// over them) of the same kind.
+var persistenceSystem = []string{"/etc", "/var/spool/cron", "/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin", "/root/.ssh"}
+
+// agentConfigs are workspace paths an agent or an editor reads as its
+// instructions or runs commands from when it opens the checkout: a
+// candidate's own edit there is never applied without --force.
+var agentConfigs = []string{".claude", ".codex", ".mcp.json", ".vscode", ".cursor", ".gemini", ".envrc", ".git/hooks", ".git/config"}
+
+// persistencePath says why p, a path written outside the workspace, is a
+// persistence write ("" when it is not). home is the command's $HOME,
+// pathDirs its PATH.
+func persistencePath(p, home string, pathDirs []string) string {
+	p = filepath.Clean(p)
+	for _, d := range pathDirs {
+		if filepath.IsAbs(d) && filepath.Dir(p) == filepath.Clean(d) {
+			return "a program in " + d + ", on PATH"
+		}
+	}
+	base := filepath.Base(p)
+	switch {
+	case base == "usercustomize.py" || base == "sitecustomize.py":
+		return "python runs it at every start"
+	case strings.HasSuffix(base, ".pth") && strings.Contains(p, "-packages"+string(filepath.Separator)):
+		return "python runs its import lines at every start"
+	}
+	if home != "" {
+		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			rel = filepath.ToSlash(rel)
+			for _, q := range persistenceHome {
+				if rel == q || strings.HasPrefix(rel, q+"/") {
+					return "~/" + q
+				}
+			}
+			if strings.Contains(rel, "/.git/hooks/") || strings.HasSuffix(rel, "/.git/config") {
+				return "a git repository's hooks or config"
+			}
+		}
+	}
+	for _, q := range persistenceSystem {
+		if p == q || strings.HasPrefix(p, q+"/") {
+			return q
+		}
+	}
+	return ""
+}
+
+// applyOutside fills r.Outside from what the sandbox saw (capped) and
+// marks r suspicious for every persistence write among it, and for the
+// candidate's own edits of agent configs in the workspace.
+func applyOutside(r *Result, h Hypothesis, o Outcome, env []string) {
+	if o.Outside != nil {
+		home, pathVar := envValue(env, "HOME"), envValue(env, "PATH")
+		pathDirs := filepath.SplitList(pathVar)
+		var why []string
+		seen := map[string]bool{}
+		for _, w := range o.Outside {
+			if w.Kind == "more" {
+				continue
+			}
+			if reason := persistencePath(w.Path, home, pathDirs); reason != "" && !seen[w.Path] {
+				seen[w.Path] = true
+				if len(why) < 5 {
+					why = append(why, fmt.Sprintf("%s %s (%s)", w.Kind, w.Path, reason))
+				}
+			}
+		}
+		if len(seen) > 0 {
+			msg := "writes outside the workspace where programs run from or read their configuration: " + strings.Join(why, ", ")
+			if len(seen) > len(why) {
+				msg += fmt.Sprintf(" and %d more", len(seen)-len(why))
+			}
+			addSuspicious(r, msg)
+		}
+		r.Outside = capOutside(o.Outside, home, pathDirs)
+	}
+	if risky := RiskyFiles(h); len(risky) > 0 {
+		addSuspicious(r, "edits "+strings.Join(risky, ", ")+" in the workspace, which an agent, an editor or git runs or obeys when it opens the checkout (never applied without --force)")
+	}
+}
+
+// capOutside keeps every persistence write and then the rest, in path
+// order, up to maxOutsideReport entries; what is left is one "more"
+// entry with the bytes it held.
+func capOutside(ws []OutsideWrite, home string, pathDirs []string) []OutsideWrite {
+	out := make([]OutsideWrite, 0, len(ws))
+	var rest []OutsideWrite
+	more, moreBytes := 0, int64(0)
+	for _, w := range ws {
+		switch {
+		case w.Kind == "more":
+			var n int
+			if _, err := fmt.Sscanf(w.Path, "(%d more", &n); err == nil {
+				more += n
+			}
+			moreBytes += w.Bytes
+		case persistencePath(w.Path, home, pathDirs) != "":
+			out = append(out, w)
+		default:
+			rest = append(rest, w)
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Path < rest[j].Path })
+	for _, w := range rest {
+		if len(out) < maxOutsideReport {
+			out = append(out, w)
+			continue
+		}
+		more++
+		moreBytes += w.Bytes
+	}
+	if more > 0 {
+		out = append(out, OutsideWrite{Path: fmt.Sprintf("(%d more not listed)", more), Bytes: moreBytes, Kind: "more"})
+	}
+	return out
+}
+
+// RiskyFiles lists the hypothesis's own files and deletions that an
+// agent, an editor or git obeys when it opens the checkout (agent and
+// editor configs, .envrc, git hooks and config): `--apply` and `shadow
+// apply` refuse to write them without --force.
+func RiskyFiles(h Hypothesis) []string {
+	var out []string
+	check := func(p string) {
+		for _, a := range agentConfigs {
+			if p == a || strings.HasPrefix(p, a+"/") || path.Base(p) == ".mcp.json" {
+				out = append(out, p)
+				return
+			}
+		}
+	}
+	for _, f := range h.Files {
+		check(f.Path)
+	}
+	for _, d := range h.Deletes {
+		check(d)
+	}
+	return out
+}
+
+// RiskyError is a refusal to apply files RiskyFiles names.
+type RiskyError struct{ Paths []string }
+
+func (e *RiskyError) Error() string {
+	return "not applied: the candidate writes " + strings.Join(e.Paths, ", ") + ", which an agent, an editor or git runs or obeys when it opens the checkout; review the diff and apply with --force"
+}
+
+// envValue is the last value of key in env ("" when unset).
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if s, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = s
+		}
+	}
+	return v
+}
