@@ -52,6 +52,9 @@ type Config struct {
 	ParseJUnit func([]byte) (*parse.Summary, error)
 	// Now is the clock (tests pin it); nil = time.Now.
 	Now func() time.Time
+
+	// canary is the run's tamper canary (canary.go; Run sets it).
+	canary *canaryPlan
 }
 
 // Run runs every hypothesis and returns the ranked report. It returns when
@@ -91,6 +94,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	// Every watch is set before the first hypothesis starts (watch.go).
 	stale := StartStaleWatch(cfg.Workspace, cfg.ScanExclude...)
 	jd := newJudge(cfg.TestPaths, commonPaths(cfg.Hyps))
+	cfg.canary = planCanary(cfg.Workspace, cfg.Subdir, cfg.Command)
 	results := make([]*Result, len(cfg.Hyps))
 	for i, h := range cfg.Hyps {
 		results[i] = newResult(h, orig, filepath.Join(cfg.LogDir, h.Name, "output.log"))
@@ -254,7 +258,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	}
 	defer cancel()
 	job := Job{
-		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: h.WithCommon(), Command: cfg.Command, Env: cfg.Env,
+		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: cfg.canary.plant(h.WithCommon()), Command: cfg.Command, Env: cfg.Env,
 		Net: cfg.Net, Tmp: cfg.Tmp, Output: out,
 	}
 	if cfg.JUnit != "" {
@@ -317,6 +321,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 			}
 		}
 	}
+	summary, r.canary = cfg.canary.strip(summary)
 	r.Tests = toTests(summary)
 	if summary != nil {
 		r.Tests.Unit = summary.Unit
@@ -329,6 +334,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	if r.Status == StatusPassed && r.Tests != nil && r.Tests.Failed > 0 {
 		r.Status = StatusFailed
 	}
+	cfg.canary.settle(r, o)
 	if err == nil {
 		r.judgeChanged = jd.judgePaths(o.Changed, true)
 	}

@@ -300,6 +300,8 @@ type Result struct {
 	// (suites.go); deselected, the tests the runner said it left out.
 	suites     []suite
 	deselected int
+	// canary: what the run showed of the tamper canary (canary.go).
+	canary *canaryObs
 }
 
 // Report is the whole run (shadow.report/v1). Hypotheses are in rank order.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // View returns the frame relayout drew. It only reads: frames are drawn
@@ -164,8 +164,9 @@ func (m *Model) statusLine(w int) string {
 			q = fmt.Sprintf("%s never finished (its run was interrupted). Apply it anyway? [y/N]", name)
 		case h != nil && h.result == nil:
 			q = fmt.Sprintf("%s has no result. Apply it anyway? [y/N]", name)
-		case h != nil && h.result.Status != engine.StatusPassed:
-			q = fmt.Sprintf("%s did not pass (%s). Apply it anyway? [y/N]", name, h.result.Status)
+		case h != nil && snap.ApplyRefusal(h.result) != "":
+			// What `shadow apply` refuses without --force (snap.ApplyRefusal).
+			q = fmt.Sprintf("%s %s. Apply it anyway? [y/N]", name, snap.ApplyRefusal(h.result))
 		}
 		return trunc(st.Prompt.Render(q), w)
 	}
