@@ -45,6 +45,7 @@ func Rank(results []*Result, hyps []Hypothesis) {
 	for _, r := range results {
 		verdict(r, base, baseChanged, flaky, anyRan)
 	}
+	tamperVerdict(results, base)
 	for _, r := range results {
 		r.tier = tierOf(r, anyRan)
 	}

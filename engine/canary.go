@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// The tamper canary (issue 22): a test that must fail, random per run and
+// named like an ordinary test, planted where the command's runner collects
+// it, in every hypothesis's shadow (the baseline's too) and nowhere else:
+// it is added to the job's files like an edit, never to the hypothesis, so
+// it is in no diff, record, apply or report. A candidate under which the
+// canary passes, or is not reported where the baseline's run reported it
+// failing, forged its verdict: code that makes every assertion pass, an
+// os._exit(0) or a Go init that exits before the runner reports, a fake
+// summary. What it shows is stripped from the counts: its one expected
+// failure per planted file is taken off, and an exit status 1 that only the
+// canary's failure caused is a pass (canary_observe.go).
+//
+// The runner is told by the command (a shell string or an npm script
+// included) and planted for pytest, unittest, go test, jest and vitest.
+// Where the runner runs in a chain whose later commands a failing test
+// would stop (`pytest && flake8`), or is not recognised (make, tox,
+// cargo), nothing is planted: the canary must not change what the command
+// runs. The baseline's run says whether the runner collected it; where it
+// did not (a command naming one test file), the canary judges nothing.
+
+// canaryPlan is one run's canary: the files planted in every job and the
+// token that names its tests.
+type canaryPlan struct {
+	runner string // "pytest", "unittest", "go", "jest", "vitest"
+	token  string // random, in every canary test's name
+	files  []File
+}
+
+// canaryWords make the canary's name read like a test's.
+var canaryWords = []string{"roundtrip", "boundary", "defaults", "ordering", "empty_input", "large_input", "unicode", "nested", "regression", "edge_cases"}
+
+// maxCanaryDirs bounds how many Go package directories get a canary, and
+// maxCanaryWalk how many directory entries the search for test files reads.
+const (
+	maxCanaryDirs = 200
+	maxCanaryWalk = 50000
+)
+
+// planCanary decides the canary of a run, or nil when the command's runner
+// is not one it knows how to plant for.
+func planCanary(workspace, subdir string, command []string) *canaryPlan {
+	dir := filepath.Join(workspace, filepath.FromSlash(subdir))
+	runner := canaryRunner(dir, command)
+	if runner == "" {
+		return nil
+	}
+	tok := randomToken()
+	word := canaryWords[int(tok[0])%len(canaryWords)]
+	p := &canaryPlan{runner: runner, token: tok}
+	rel := func(d string) string {
+		r, err := filepath.Rel(workspace, d)
+		if err != nil {
+			return ""
+		}
+		return filepath.ToSlash(r)
+	}
+	switch runner {
+	case "go":
+		for _, d := range testDirs(dir, isGoTest, maxCanaryDirs) {
+			pkg := goTestPackage(d)
+			if pkg == "" {
+				continue
+			}
+			name := "Test" + camel(word) + strings.ToUpper(tok[:1]) + tok[1:]
+			body := fmt.Sprintf("package %s\n\nimport \"testing\"\n\nfunc %s(t *testing.T) {\n\tif got, want := len(%q), %d; got != want {\n\t\tt.Fatalf(\"got %%d, want %%d\", got, want)\n\t}\n}\n", pkg, name, tok, len(tok)+1)
+			p.files = append(p.files, File{Path: path.Join(rel(d), word+"_"+tok+"_test.go"), Content: []byte(body), Mode: 0o644})
+		}
+	case "pytest", "unittest":
+		// A unittest.TestCase: pytest collects it as well as unittest.
+		ds := testDirs(dir, isPyTest, 1)
+		if len(ds) == 0 {
+			return nil
+		}
+		cls := "Test" + camel(word) + strings.ToUpper(tok[:1]) + tok[1:]
+		body := fmt.Sprintf("import unittest\n\n\nclass %s(unittest.TestCase):\n    def test_%s_%s(self):\n        self.assertEqual(len(%q), %d)\n", cls, word, tok, tok, len(tok)+1)
+		p.files = append(p.files, File{Path: path.Join(rel(ds[0]), "test_"+word+"_"+tok+".py"), Content: []byte(body), Mode: 0o644})
+	case "jest", "vitest":
+		ds := testDirs(dir, isJSTest, 1)
+		if len(ds) == 0 {
+			return nil
+		}
+		ext := jsTestExt(ds[0])
+		head := "" // jest's test and expect are globals
+		if runner == "vitest" {
+			head = "import { test, expect } from 'vitest'\n\n"
+		}
+		body := fmt.Sprintf("%stest('%s %s', () => {\n  expect('%s'.length).toBe(%d)\n})\n", head, strings.ReplaceAll(word, "_", " "), tok, tok, len(tok)+1)
+		p.files = append(p.files, File{Path: path.Join(rel(ds[0]), word+"-"+tok+".test"+ext), Content: []byte(body), Mode: 0o644})
+	}
+	if len(p.files) == 0 {
+		return nil
+	}
+	return p
+}
+
+// plant adds the canary's files to what a job writes (never to the
+// hypothesis: nothing of it is recorded, diffed or applied). A hypothesis
+// that writes a file of the same path keeps its own.
+func (p *canaryPlan) plant(h Hypothesis) Hypothesis {
+	if p == nil {
+		return h
+	}
+	have := map[string]bool{}
+	for _, f := range h.Files {
+		have[f.Path] = true
+	}
+	for _, d := range h.Deletes {
+		have[d] = true
+	}
+	out := h
+	out.Files = append([]File{}, h.Files...)
+	for _, f := range p.files {
+		if !have[f.Path] {
+			out.Files = append(out.Files, f)
+		}
+	}
+	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Path < out.Files[j].Path })
+	return out
+}
+
+func randomToken() string {
+	const letters = "abcdefghijkmnpqrstuvwxyz23456789"
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on Linux (getrandom(2))
+	}
+	for i := range b {
+		b[i] = letters[int(b[i])%len(letters)]
+	}
+	if b[0] >= '2' && b[0] <= '9' { // a name's first letter
+		b[0] = 'k'
+	}
+	return string(b)
+}
+
+func camel(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(s, "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+var (
+	// A runner named in the command, as a word of it.
+	runnerWord = map[string]*regexp.Regexp{
+		"go":       regexp.MustCompile(`(^|[\s/;&|(])go\s+test\b`),
+		"pytest":   regexp.MustCompile(`(^|[\s/;&|(])(py\.test|pytest)\b`),
+		"unittest": regexp.MustCompile(`-m\s+unittest\b`),
+		"vitest":   regexp.MustCompile(`(^|[\s/;&|(])vitest\b`),
+		"jest":     regexp.MustCompile(`(^|[\s/;&|(])jest\b`),
+	}
+	chainSep  = regexp.MustCompile(`&&|\|\||;|\|`)
+	npmScript = regexp.MustCompile(`^(npm|pnpm|yarn|bun)$`)
+)
+
+// canaryRunner names the runner the command runs last, or "".
+func canaryRunner(dir string, command []string) string {
+	if len(command) == 0 {
+		return ""
+	}
+	line := strings.Join(command, " ")
+	if len(command) >= 3 && (path.Base(command[0]) == "sh" || path.Base(command[0]) == "bash") && command[1] == "-c" {
+		line = command[2]
+	}
+	if npmScript.MatchString(path.Base(command[0])) && len(command) >= 2 {
+		script := command[1]
+		if script == "run" && len(command) >= 3 {
+			script = command[2]
+		}
+		if s := packageScript(dir, script); s != "" {
+			line = s
+		}
+	}
+	// Only the last command of a chain: a failing test earlier in it
+	// would stop what follows.
+	parts := chainSep.Split(line, -1)
+	last := parts[len(parts)-1]
+	for _, r := range []string{"go", "pytest", "unittest", "vitest", "jest"} {
+		if runnerWord[r].MatchString(last) {
+			return r
+		}
+	}
+	return ""
+}
+
+func packageScript(dir, name string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var pj struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if json.Unmarshal(b, &pj) != nil {
+		return ""
+	}
+	return pj.Scripts[name]
+}
+
+func isGoTest(name string) bool { return strings.HasSuffix(name, "_test.go") }
+
+func isPyTest(name string) bool {
+	return strings.HasSuffix(name, ".py") && (strings.HasPrefix(name, "test_") || strings.HasSuffix(name, "_test.py"))
+}
+
+var jsTestName = regexp.MustCompile(`\.(test|spec)\.(c|m)?[jt]sx?$`)
+
+func isJSTest(name string) bool { return jsTestName.MatchString(name) }
+
+func jsTestExt(dir string) string {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if m := jsTestName.FindStringSubmatch(e.Name()); m != nil {
+			return strings.TrimPrefix(m[0], "."+m[1])
+		}
+	}
+	return ".js"
+}
+
+// canarySkipDirs are never searched for tests: dependencies, caches, VCS.
+var canarySkipDirs = map[string]bool{"node_modules": true, "vendor": true, "testdata": true, "target": true, "dist": true, "build": true,
+	"__pycache__": true, "site-packages": true, "venv": true, "coverage": true}
+
+// testDirs returns up to max directories under root holding a file isTest
+// accepts, shallowest first (breadth-first, sorted within a level).
+func testDirs(root string, isTest func(string) bool, max int) []string {
+	var out []string
+	queue := []string{root}
+	seen := 0
+	for len(queue) > 0 && len(out) < max && seen < maxCanaryWalk {
+		d := queue[0]
+		queue = queue[1:]
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		found := false
+		for _, e := range ents {
+			seen++
+			n := e.Name()
+			switch {
+			case e.IsDir():
+				if !canarySkipDirs[n] && !strings.HasPrefix(n, ".") && !strings.HasPrefix(n, "_") {
+					queue = append(queue, filepath.Join(d, n))
+				}
+			case e.Type()&fs.ModeType == 0 && isTest(n):
+				found = true
+			}
+		}
+		if found {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var goPackageClause = regexp.MustCompile(`(?m)^package\s+(\w+)`)
+
+// goTestPackage is the package name of a directory's test files (an
+// external X_test package's too), or "".
+func goTestPackage(dir string) string {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !isGoTest(e.Name()) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if m := goPackageClause.FindSubmatch(b); m != nil {
+			return string(m[1])
+		}
+	}
+	return ""
+}

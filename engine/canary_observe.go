@@ -1,0 +1,215 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shadow-dev/shadow/parse"
+)
+
+// canaryObs is what one run's output showed of the canary.
+type canaryObs struct {
+	failed []string // canary tests reported failing (as expected)
+	passed []string // canary tests reported passing: forged
+	// forgedExit: the command exited 0 although a canary test failed.
+	forgedExit bool
+}
+
+// isCanary reports whether a test name is one of the plan's.
+func (p *canaryPlan) isCanary(name string) bool {
+	return p != nil && strings.Contains(strings.ToLower(name), p.token)
+}
+
+// strip returns s without the canary, and what it showed. Each canary test
+// reported failing takes one failure off (plain go test counts packages:
+// a package whose only failing test was the canary passed); one reported
+// passing takes one pass off. Nothing of the canary is left in the names,
+// the counts or the suites.
+func (p *canaryPlan) strip(s *parse.Summary) (*parse.Summary, *canaryObs) {
+	if p == nil {
+		return s, nil
+	}
+	obs := &canaryObs{}
+	if s == nil {
+		return nil, obs
+	}
+	out := p.stripOne(*s, obs)
+	if len(s.Suites) > 0 {
+		out.Suites = make([]parse.Summary, len(s.Suites))
+		for i, x := range s.Suites {
+			out.Suites[i] = p.stripOne(x, &canaryObs{})
+		}
+	}
+	return &out, obs
+}
+
+func (p *canaryPlan) stripOne(s parse.Summary, obs *canaryObs) parse.Summary {
+	var failed, passed []string
+	for _, n := range s.FailedTests {
+		if p.isCanary(n) {
+			obs.failed = append(obs.failed, n)
+		} else {
+			failed = append(failed, n)
+		}
+	}
+	for _, n := range s.PassedTests {
+		if p.isCanary(n) {
+			obs.passed = append(obs.passed, n)
+		} else {
+			passed = append(passed, n)
+		}
+	}
+	if s.Unit == "package" {
+		for _, n := range obs.failed {
+			pkg := n[:max(0, strings.LastIndex(n, "."))]
+			alone := true
+			for _, f := range failed {
+				if f == pkg || strings.HasPrefix(f, pkg+".") {
+					alone = false
+				}
+			}
+			if alone && s.Failed > 0 {
+				s.Failed--
+				s.Passed++
+			}
+		}
+	} else {
+		s.Failed = max(0, s.Failed-len(obs.failed))
+		s.Passed = max(0, s.Passed-len(obs.passed))
+	}
+	s.FailedTests, s.PassedTests = failed, passed
+	return s
+}
+
+// settle decides the status of a run the canary took part in: exit status
+// 1 with no failure but the canary's is a pass (the runner failed because
+// of the canary alone); exit 0 although the canary failed is a forged exit
+// status, a failure. It runs after the usual status rules (runOne).
+func (p *canaryPlan) settle(r *Result, o Outcome) {
+	obs := r.canary
+	if p == nil || obs == nil || r.ExitCode == nil || o.Signal != "" {
+		return
+	}
+	switch {
+	case len(obs.failed) > 0 && o.ExitCode == 0:
+		obs.forgedExit = true
+		r.Status = StatusFailed
+	case r.Status == StatusFailed && o.ExitCode == 1 && len(obs.failed) > 0 && len(obs.passed) == 0 &&
+		r.Tests != nil && r.Tests.Failed == 0:
+		r.Status = StatusPassed
+		zero := 0
+		r.ExitCode = &zero // what the command exits with, the canary aside
+	}
+}
+
+// tamperVerdict fills every result's Tampered from what the canary showed
+// against the baseline's run, and from counts and names the baseline's
+// judge does not have. Rank calls it; it may run again on the same results.
+func tamperVerdict(results []*Result, base *Result) {
+	armed := map[string]bool{}
+	switch {
+	case base != nil && base.canary != nil:
+		for _, n := range base.canary.failed {
+			armed[n] = true
+		}
+	case base == nil:
+		// No baseline: what any run reported failing is what the runner
+		// collects.
+		for _, r := range results {
+			if r.canary != nil {
+				for _, n := range r.canary.failed {
+					armed[n] = true
+				}
+			}
+		}
+	}
+	for _, r := range results {
+		r.Tampered = nil
+		var ev []string
+		if obs := r.canary; obs != nil {
+			if len(obs.passed) > 0 {
+				ev = append(ev, fmt.Sprintf("a test that must fail passed (%s): the run's assertions or results were forged", listShort(obs.passed, 2)))
+			}
+			if obs.forgedExit {
+				ev = append(ev, "the command exited 0 although a test failed (the exit status was forged)")
+			}
+			if r.Status == StatusPassed && len(armed) > 0 {
+				var missing []string
+				got := set(obs.failed)
+				for n := range armed {
+					if !got[n] {
+						missing = append(missing, n)
+					}
+				}
+				sort.Strings(missing)
+				if len(missing) > 0 {
+					ev = append(ev, fmt.Sprintf("%d test(s) every run must report failing went unreported (%s): the runner ended before reporting, or its output was forged",
+						len(missing), listShort(missing, 2)))
+				}
+			}
+		}
+		if base != nil && r != base && r.Status == StatusPassed && len(r.judgeProposed) == 0 {
+			ev = append(ev, judgeCountEvidence(base, r)...)
+		}
+		if len(ev) > 0 {
+			s := strings.Join(ev, "; ")
+			r.Tampered = &s
+		}
+	}
+}
+
+// judgeCountEvidence: a candidate run under the checkout's judge runs the
+// judge's tests, no more. Reporting more than the baseline ran, or naming
+// tests the baseline's run does not have, is output the candidate
+// printed. A baseline failure that stands for a whole file or package (a
+// collection error, a build failure) hides how many tests it holds: the
+// count is then not compared, and names inside it are the judge's.
+func judgeCountEvidence(base, r *Result) []string {
+	if base.Tests == nil || r.Tests == nil || base.Tests.Unit != r.Tests.Unit {
+		return nil
+	}
+	var ev []string
+	units := unitFailures(base)
+	if ran(r) > ran(base) && len(units) == 0 {
+		ev = append(ev, fmt.Sprintf("reports %d %s; the judge has %d", ran(r), plural(ran(r), unitNoun(r)), ran(base)))
+	}
+	if namesAll(base) && namesAll(r) {
+		var extra []string
+		for _, m := range []map[string]bool{r.passedTests, r.failedTests} {
+			for n := range m {
+				if base.passedTests[n] || base.failedTests[n] || insideUnit(n, units) {
+					continue
+				}
+				extra = append(extra, n)
+			}
+		}
+		sort.Strings(extra)
+		if len(extra) > 0 {
+			ev = append(ev, fmt.Sprintf("names %d %s the judge does not have (%s)", len(extra), plural(len(extra), "test"), listShort(extra, 2)))
+		}
+	}
+	return ev
+}
+
+// unitFailures are the baseline's failures that name a file or package
+// rather than a test.
+func unitFailures(base *Result) []string {
+	var out []string
+	for n := range base.failedTests {
+		if !strings.Contains(n, "::") && !strings.Contains(n, ".Test") && !strings.Contains(n, " > ") && !strings.Contains(n, " › ") &&
+			!(strings.Contains(n, ".test_") || strings.Contains(n, ".Test")) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func insideUnit(n string, units []string) bool {
+	for _, u := range units {
+		if strings.HasPrefix(n, u+"::") || strings.HasPrefix(n, u+".") || strings.HasPrefix(n, u+" ") || strings.HasPrefix(n, u+"/") {
+			return true
+		}
+	}
+	return false
+}
