@@ -3,14 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/spf13/cobra"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
@@ -72,7 +70,7 @@ func showPatch(s Streams, store snap.Store, ws string, ri *snap.RunInfo, name st
 	if err != nil {
 		return envErr("%s/%s: %v", ri.ID, name, err)
 	}
-	d := recDiff(h, orig)
+	d := records.RecordDiff(h, orig)
 	if d == "" {
 		fmt.Fprintf(s.Err, "shadow: %s/%s changes nothing\n", ri.ID, name)
 	}
@@ -134,45 +132,17 @@ func recOrEmpty(s []string) []string {
 	return s
 }
 
+// showHypRecord prints one recorded hypothesis: what records.ShowHyp read
+// from the verified records (the integrity warning first, as shadow_show
+// and the TUI show it), then the full output.
 func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, name string, asJSON bool) error {
-	h, rec, herr := store.LoadHyp(ws, ri.ID, name)
-	var recErr *snap.RecordError
-	if errors.As(herr, &recErr) {
+	h, err := records.ShowHyp(store, ws, ri, name)
+	if err != nil {
 		// What show would print is not what the run recorded: say so,
 		// print nothing of it (apply refuses it the same way).
-		return envErr("%v", herr)
+		return envErr("%v", err)
 	}
-	if !asJSON {
-		warnUnverified(w, ri)
-	}
-	res := records.Result(ri, name)
-	hypDir := filepath.Join(ri.Dir, "hyps", name)
-	logPath := filepath.Join(hypDir, "output.log")
-	output, _ := os.ReadFile(logPath)
-
-	// The diff is made from the verified records, the very files and
-	// originals `shadow apply` uses, not taken from the report: what show
-	// prints is what apply would write.
-	diff := ""
-	if res != nil {
-		diff = res.Diff
-	}
-	if herr == nil {
-		orig, err := store.LoadOriginals(ws, ri.ID)
-		if errors.As(err, &recErr) {
-			return envErr("%v", err)
-		}
-		if err == nil {
-			diff = recDiff(h, orig)
-		}
-	}
-	var wrote []overlay.UpperEntry
-	upper := filepath.Join(hypDir, "upper")
-	kept := false
-	if fi, err := os.Stat(upper); err == nil && fi.IsDir() {
-		kept = true
-		wrote = overlay.ListUpper(upper, h)
-	}
+	output, _ := os.ReadFile(h.Log)
 
 	if asJSON {
 		doc := struct {
@@ -180,6 +150,7 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 			Run      string               `json:"run"`
 			Hyp      string               `json:"hyp"`
 			RunState string               `json:"run_state"`
+			Warning  string               `json:"warning,omitempty"`
 			Base     string               `json:"base,omitempty"`
 			BaseRun  string               `json:"base_run,omitempty"`
 			Result   *engine.Result       `json:"result"`
@@ -190,9 +161,9 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 			Written  []overlay.UpperEntry `json:"written"`
 			Log      string               `json:"log"`
 			Output   string               `json:"output"`
-		}{Schema: "shadow.hyp/v1", Run: ri.ID, Hyp: name, RunState: ri.State, Result: res, Files: []snap.FileRecord{},
-			Deleted: []string{}, Diff: diff, Kept: kept, Written: wrote, Log: logPath, Output: string(output)}
-		if rec != nil {
+		}{Schema: "shadow.hyp/v1", Run: h.Run, Hyp: h.Name, RunState: h.RunState, Warning: h.Warning, Result: h.Result, Files: []snap.FileRecord{},
+			Deleted: []string{}, Diff: h.Diff, Kept: h.KeptDir != "", Written: h.Written, Log: h.Log, Output: string(output)}
+		if rec := h.Record; rec != nil {
 			doc.Base, doc.BaseRun, doc.Files, doc.Deleted = rec.Base, rec.BaseRun, rec.Files, recOrEmpty(rec.Deletes)
 		}
 		if doc.Written == nil {
@@ -203,66 +174,9 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 		return enc.Encode(doc)
 	}
 
-	fmt.Fprintf(w, "run %s, hypothesis %s", ri.ID, name)
-	if res != nil {
-		fmt.Fprintf(w, ": %s", res.Status)
-		if res.ExitCode != nil {
-			fmt.Fprintf(w, " (exit %d)", *res.ExitCode)
-		}
-		fmt.Fprintf(w, " in %.1fs", float64(res.DurationMS)/1000)
-		if t := res.Tests; t != nil {
-			fmt.Fprintf(w, ", %d passed, %d failed", t.Passed, t.Failed)
-		}
-		fmt.Fprintf(w, ", ~%d changed line(s)", res.ChangedLines)
-		if ri.Report != nil && ri.Report.Winner != nil && *ri.Report.Winner == name {
-			fmt.Fprint(w, "  <- winner")
-		}
-		if res.Error != nil {
-			fmt.Fprintf(w, "\nerror: %s", *res.Error)
-		}
-	} else {
-		fmt.Fprintf(w, ": did not finish (run %s)", ri.State)
-	}
-	fmt.Fprintln(w)
-	if rec != nil && rec.Base != "" {
-		fmt.Fprintf(w, "base: %s", rec.Base)
-		if rec.BaseRun != "" && rec.BaseRun != rec.Base {
-			fmt.Fprintf(w, " (%s)", rec.BaseRun)
-		}
-		fmt.Fprintln(w)
-	}
-	if rec != nil {
-		if len(rec.Files)+len(rec.Deletes) == 0 {
-			fmt.Fprintln(w, "files: none (a baseline)")
-		} else {
-			fmt.Fprintln(w, "files:")
-			for _, f := range rec.Files {
-				fmt.Fprintf(w, "  %s  (%s, %d bytes)\n", f.Path, f.Mode, f.Size)
-			}
-			for _, d := range rec.Deletes {
-				fmt.Fprintf(w, "  %s  (deleted)\n", d)
-			}
-		}
-	}
-	if diff != "" {
-		fmt.Fprintln(w, "diff:")
-		io.WriteString(w, diff)
-	}
-	if kept {
-		fmt.Fprintf(w, "written by the command (kept in %s):\n", upper)
-		if len(wrote) == 0 {
-			fmt.Fprintln(w, "  nothing")
-		}
-		for _, e := range wrote {
-			switch e.Kind {
-			case "file":
-				fmt.Fprintf(w, "  %s  (%d bytes)\n", e.Path, e.Size)
-			default:
-				fmt.Fprintf(w, "  %s  (%s)\n", e.Path, e.Kind)
-			}
-		}
-	}
-	fmt.Fprintf(w, "output (%s):\n", logPath)
+	records.WriteHyp(w, h)
+	res := h.Result
+	fmt.Fprintf(w, "output (%s):\n", h.Log)
 	if len(output) == 0 && res != nil && res.OutputBytes > 0 {
 		// The command printed, the log holds nothing: the state dir
 		// could not be written (the result's error says why).
@@ -277,24 +191,6 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 		}
 	}
 	return nil
-}
-
-// diffOf is the hypothesis's diff against the originals recorded at the
-// run's start, for a run that ended before it reported one.
-func recDiff(h engine.Hypothesis, orig map[string]engine.FileState) string {
-	var b []byte
-	for _, f := range h.Files {
-		o := orig[f.Path]
-		d, _ := engine.UnifiedDiff(f.Path, o.Content, o.Exists, f.Content, true)
-		b = append(b, d...)
-	}
-	for _, p := range h.Deletes {
-		if o := orig[p]; o.Exists && !o.Dir {
-			d, _ := engine.UnifiedDiff(p, o.Content, true, nil, false)
-			b = append(b, d...)
-		}
-	}
-	return string(b)
 }
 
 // warnUnverified says, first, that what follows comes from a report that

@@ -60,10 +60,16 @@ const mcpLogWindow = 4 << 20
 
 // ShowHypDoc is shadow_show's structured result for RUN/HYP.
 type ShowHypDoc struct {
-	Run    string         `json:"run"`
-	State  string         `json:"state"`
-	Result *engine.Result `json:"result"`
-	Output string         `json:"output"` // the last lines of the full output
+	Run   string `json:"run"`
+	State string `json:"state"`
+	// Warning: the run's report (Result) does not match its integrity
+	// record; absent when it does.
+	Warning string         `json:"warning,omitempty"`
+	Result  *engine.Result `json:"result"`
+	// Diff is the hypothesis's diff from the verified records, whole:
+	// what shadow apply would write (Result.Diff is the report's, capped).
+	Diff   string `json:"diff"`
+	Output string `json:"output"` // the last lines of the full output
 	// OutputTrimmed: earlier lines are left out (the full log is Result.Log).
 	OutputTrimmed bool `json:"output_trimmed"`
 }
@@ -174,38 +180,34 @@ func (s *Server) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if !isHyp {
 		return showRun(r), nil
 	}
-	res := records.Result(r, hyp)
-	if res == nil {
-		return toolError("ref: run %s has no finished hypothesis %q", id, hyp), nil
+	// What shadow show prints before the output, from the same verified
+	// records (records.ShowHyp): the integrity warning first, and the
+	// diff apply would write, not the report's capped one.
+	h, err := records.ShowHyp(store, ws, r, hyp)
+	if err != nil {
+		return toolError("%s", cliToTools(err.Error())), nil
 	}
-	doc := ShowHypDoc{Run: id, State: r.State, Result: res}
+	res := h.Result
+	doc := ShowHypDoc{Run: id, State: r.State, Warning: h.Warning, Result: res, Diff: h.Diff}
 	var b strings.Builder
-	fmt.Fprintf(&b, "run %s, hypothesis %s: %s\n", id, res.Name, records.ResultLine(res))
-	if res.Error != nil {
-		fmt.Fprintf(&b, "error: %s\n", *res.Error)
+	records.WriteHyp(&b, h)
+	// The log is the record's own file, never the path the report names
+	// (a report changed after the run could name any file).
+	logPath, tail, size := h.Log, "", int64(0)
+	if res != nil {
+		tail, size = res.OutputTail, res.OutputBytes
 	}
-	if len(res.Fixed) > 0 {
-		fmt.Fprintf(&b, "fixes: %s\n", strings.Join(res.Fixed, ", "))
-	}
-	if len(res.Broken) > 0 {
-		fmt.Fprintf(&b, "breaks: %s\n", strings.Join(res.Broken, ", "))
-	}
-	if res.Diff != "" {
-		fmt.Fprintf(&b, "\ndiff (~%d changed line(s)):\n%s", res.ChangedLines, res.Diff)
-	} else {
-		b.WriteString("\nno changes (a baseline)\n")
-	}
-	out, cut, err := snap.TailFile(res.Log, in.Lines, mcpLogWindow)
+	out, cut, err := snap.TailFile(logPath, in.Lines, mcpLogWindow)
 	switch {
 	case err != nil:
 		// the log is gone (pruned, or a --no-record run's temp dir): the tail
 		// the report kept is what there is
-		out, cut = res.OutputTail, true
-		fmt.Fprintf(&b, "\noutput (the full log %s cannot be read: %v; the report's tail):\n", res.Log, err)
+		out, cut = tail, true
+		fmt.Fprintf(&b, "\noutput (the full log %s cannot be read: %v; the report's tail):\n", logPath, err)
 	case cut:
-		fmt.Fprintf(&b, "\noutput, the last %d line(s) (the full log: %s, %d bytes):\n", in.Lines, res.Log, res.OutputBytes)
+		fmt.Fprintf(&b, "\noutput, the last %d line(s) (the full log: %s, %d bytes):\n", in.Lines, logPath, size)
 	default:
-		fmt.Fprintf(&b, "\noutput (%s):\n", res.Log)
+		fmt.Fprintf(&b, "\noutput (%s):\n", logPath)
 	}
 	doc.Output, doc.OutputTrimmed = out, cut
 	if out == "" {
