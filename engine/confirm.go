@@ -23,6 +23,9 @@ func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results [
 	byName := map[string]Hypothesis{}
 	for _, h := range cfg.Hyps {
 		byName[h.Name] = h
+		if jh, ok := cfg.jobHyps[h.Name]; ok {
+			byName[h.Name] = jh // judged: the code part, as the first run
+		}
 	}
 	base := baselineOf(results, cfg.Hyps)
 	baseDone := base == nil

@@ -63,8 +63,13 @@ func Rank(results []*Result, hyps []Hypothesis) {
 		if pa, pb := passedCount(a), passedCount(b); pa != pb {
 			return pa > pb
 		}
-		if a.ChangedLines != b.ChangedLines {
-			return a.ChangedLines < b.ChangedLines
+		// Cross-examination (cross.go): a candidate that fails other
+		// candidates' reproductions ranks below one that fails fewer.
+		if ca, cb := crossFailedFrom(a), crossFailedFrom(b); ca != cb {
+			return ca < cb
+		}
+		if la, lb := rankLines(a), rankLines(b); la != lb {
+			return la < lb
 		}
 		return order[a.Name] < order[b.Name]
 	})
@@ -166,6 +171,16 @@ func tierOf(r *Result, anyRan bool) int {
 		return tierNoCounts
 	}
 	return tierCounted
+}
+
+// rankLines is the size a tie is broken on: the code part's changed lines
+// for a judged candidate (its proposed tests are not what is judged, so a
+// fix that brings a test is not the bigger fix), all of them otherwise.
+func rankLines(r *Result) int {
+	if r.judged {
+		return r.codeLines
+	}
+	return r.ChangedLines
 }
 
 func failedCount(r *Result) int {

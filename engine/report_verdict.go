@@ -14,8 +14,11 @@ func rowMarks(h *Result) []string {
 	var m []string
 	if h.Disqualified != nil {
 		m = append(m, "disqualified: "+*h.Disqualified)
-	} else if len(h.EditsTests) > 0 && h.Status == StatusPassed {
+	} else if len(h.EditsTests) > 0 && h.Status == StatusPassed && !h.judged {
 		m = append(m, "changes tests, allowed: "+listShort(h.EditsTests, 3))
+	}
+	if pm := proposedMark(h); pm != "" {
+		m = append(m, pm)
 	}
 	if h.Status == StatusFailed && h.ExitCode != nil && *h.ExitCode == 0 && h.Tests != nil && h.Tests.Failed > 0 {
 		m = append(m, "exit 0 despite failing tests: failed")
@@ -45,6 +48,8 @@ func writeVerdictNotes(w io.Writer, r *Report) {
 	if !checked && len(r.Hypotheses) > 0 {
 		fmt.Fprintln(w, "lost tests not checked: no baseline with test counts (add --baseline, or a hypothesis with no edits)")
 	}
+	writeJudgedNotes(w, r)
+	crossRan := writeCrossNotes(w, r)
 	seen := map[string]bool{}
 	for _, h := range r.Hypotheses {
 		if len(h.TiesWith) == 0 || seen[h.Name] {
@@ -54,7 +59,11 @@ func writeVerdictNotes(w io.Writer, r *Report) {
 		for _, n := range group {
 			seen[n] = true
 		}
-		fmt.Fprintf(w, "tie: %s have the same test outcomes; a test that tells them apart would decide\n", strings.Join(group, ", "))
+		same := "the same test outcomes"
+		if crossRan {
+			same += " and pass the same reproductions"
+		}
+		fmt.Fprintf(w, "tie: %s have %s; a test that tells them apart would decide\n", strings.Join(group, ", "), same)
 	}
 }
 

@@ -38,6 +38,12 @@ type Config struct {
 	// tests win (docs/report.md).
 	TestPaths      []string
 	AllowTestEdits bool
+	// NoCross turns the cross phase off (--no-cross, "no_cross"): no
+	// candidate's proposed tests run on the others (cross.go).
+	NoCross bool
+	// WithTests: --apply writes the winner's judge part (its proposed
+	// tests) too, not only its code (--with-tests).
+	WithTests bool
 	// AllowSuspicious lets a candidate whose code the scan flagged win
 	// (--allow-suspicious; engine/scan.go).
 	AllowSuspicious bool
@@ -55,6 +61,11 @@ type Config struct {
 
 	// canary is the run's tamper canary (canary.go; Run sets it).
 	canary *canaryPlan
+
+	// jobHyps is what each hypothesis's sandbox gets (Run sets it): its
+	// code part under the checkout's judge (judged.go), or all of it with
+	// AllowTestEdits.
+	jobHyps map[string]Hypothesis
 }
 
 // Run runs every hypothesis and returns the ranked report. It returns when
@@ -96,13 +107,27 @@ func Run(ctx context.Context, cfg Config) *Report {
 	jd := newJudge(cfg.TestPaths, commonPaths(cfg.Hyps))
 	cfg.canary = planCanary(cfg.Workspace, cfg.Subdir, cfg.Command)
 	results := make([]*Result, len(cfg.Hyps))
+	splits := map[string]judgeSplit{}
+	cfg.jobHyps = map[string]Hypothesis{}
 	for i, h := range cfg.Hyps {
 		results[i] = newResult(h, orig, filepath.Join(cfg.LogDir, h.Name, "output.log"))
-		results[i].judgeProposed = jd.judgePaths(proposedPaths(h), false)
+		s := splitJudge(jd, h, existedIn(orig))
+		splits[h.Name] = s
+		results[i].judgeProposed = s.paths
+		results[i].JudgeEdits = s.paths
 		results[i].allowTestEdits = cfg.AllowTestEdits
+		results[i].ProposedTests = listProposed(s, orig)
+		cfg.jobHyps[h.Name] = h.WithCommon()
+		if !cfg.AllowTestEdits {
+			results[i].judged = true
+			results[i].codeLines = results[i].ChangedLines - judgeLines(s, orig)
+			cfg.jobHyps[h.Name] = s.code.WithCommon()
+		}
 		results[i].allowSuspicious = cfg.AllowSuspicious
 		addSuspicious(results[i], scanCode(jd, h, orig))
 	}
+
+	cp := newCrossPhase(&cfg, em, jd, splits, orig, cfg.Hyps)
 
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
@@ -128,12 +153,25 @@ func Run(ctx context.Context, cfg Config) *Report {
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			runOne(ctx, &cfg, em, jd, cfg.Hyps[i], results[i], now)
+			runOne(ctx, &cfg, em, jd, cfg.jobHyps[cfg.Hyps[i].Name], results[i], now)
 			rc := *results[i]
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: &rc})
+			if cp != nil {
+				cp.afterJudged(ctx, results[i], sem, now)
+			}
 		}(i)
 	}
+	if cp != nil {
+		cp.startBaseline(ctx, sem, now)
+	}
 	wg.Wait()
+	if cp != nil {
+		cp.wait()
+		cp.finish(results)
+	}
+	if !cfg.AllowTestEdits {
+		judgedNotes(results, splits, cp, cfg.Workspace)
+	}
 
 	Rank(results, cfg.Hyps)
 	// Every node failed before every hypothesis had run: the run stopped,
@@ -165,6 +203,9 @@ func Run(ctx context.Context, cfg Config) *Report {
 	if cfg.Apply && rep.Winner != nil && !rep.Cancelled && rep.Error == "" {
 		for _, h := range cfg.Hyps {
 			if h.Name == *rep.Winner {
+				if !cfg.WithTests && !cfg.AllowTestEdits {
+					h = CodeOnly(h, splits[h.Name].paths)
+				}
 				applied, err := ApplyHypothesis(cfg.Workspace, h, orig)
 				if err != nil {
 					rep.ApplyError = err.Error()
@@ -334,6 +375,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	if r.Status == StatusPassed && r.Tests != nil && r.Tests.Failed > 0 {
 		r.Status = StatusFailed
 	}
+	setReason(r, &out.tail, cfg.Timeout, now()) // reason.go: why it did not pass, in one line
 	cfg.canary.settle(r, o)
 	if err == nil {
 		r.judgeChanged = jd.judgePaths(o.Changed, true)
@@ -341,6 +383,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	// What it wrote outside the workspace, and whether that or its own
 	// edits try to outlive the run (outside.go).
 	applyOutside(r, h, o, cfg.Env)
+	r.PeakMemoryBytes, r.Limits = o.PeakMemoryBytes, o.Limits
 	r.Runs, r.Passes = 1, 0
 	if r.Status == StatusPassed {
 		r.Passes = 1

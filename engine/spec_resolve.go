@@ -52,6 +52,7 @@ func resolveHyp(h *SpecHyp, common *SpecCommon, specDir, workspace string, bases
 			return Hypothesis{}, err
 		}
 		v.prefix, v.inCommon = "", false
+		v.snapCommon()
 	}
 	if err := v.apply(h, specDir); err != nil {
 		return Hypothesis{}, err

@@ -21,12 +21,28 @@ type view struct {
 	// own write or delete of such a path makes it its own.
 	common   map[string]bool
 	inCommon bool
-	prefix   string // "common." while the common part is applied
-	lim      Limits // what one edit may hold (editsource.go)
+	// commonSnap is each common path as the common part left it (nil: a
+	// delete), so a hypothesis's replacement of one can be undone for its
+	// judged run.
+	commonSnap map[string]*File
+	prefix     string // "common." while the common part is applied
+	lim        Limits // what one edit may hold (editsource.go)
 }
 
 func (v *view) fail(field, format string, args ...any) error {
 	return &SpecError{Hyp: v.hyp, Field: v.prefix + field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// snapCommon records what the common part left at each of its paths.
+func (v *view) snapCommon() {
+	v.commonSnap = map[string]*File{}
+	for p := range v.common {
+		if f, ok := v.files[p]; ok {
+			v.commonSnap[p] = &f
+		} else if v.deletes[p] {
+			v.commonSnap[p] = nil
+		}
+	}
 }
 
 // mark records who set p: the common part or the hypothesis.
@@ -219,6 +235,17 @@ func (v *view) result() Hypothesis {
 			h.Deletes = append(h.Deletes, p)
 		}
 	}
+	for p, f := range v.commonSnap {
+		switch {
+		case v.common[p]:
+		case f != nil:
+			h.replacedCommon = append(h.replacedCommon, *f)
+		default:
+			h.replacedCommonDeletes = append(h.replacedCommonDeletes, p)
+		}
+	}
+	sort.Slice(h.replacedCommon, func(i, j int) bool { return h.replacedCommon[i].Path < h.replacedCommon[j].Path })
+	sort.Strings(h.replacedCommonDeletes)
 	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
 	sort.Slice(h.Common, func(i, j int) bool { return h.Common[i].Path < h.Common[j].Path })
 	sort.Strings(h.Deletes)

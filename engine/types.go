@@ -24,11 +24,17 @@ type Spec struct {
 	Net        string            `json:"net,omitempty"`
 	Tmp        string            `json:"tmp,omitempty"`
 	JUnit      string            `json:"junit,omitempty"`
+	// Writable are directories outside the workspace the command may
+	// write, each overlaid per hypothesis and thrown away (--writable).
+	Writable []string `json:"writable,omitempty"`
 	// TestPaths are globs naming the test files (nil: DefaultTestPaths);
 	// with the runners' configuration and the common files they are the
 	// judge a candidate must not change (docs/report.md).
 	TestPaths      []string `json:"test_paths,omitempty"`
 	AllowTestEdits bool     `json:"allow_test_edits,omitempty"`
+	// NoCross turns the cross phase off: candidates' proposed tests do
+	// not run on each other (--no-cross; cross.go).
+	NoCross bool `json:"no_cross,omitempty"`
 	// AllowSuspicious lets a candidate whose code the judge-aware scan
 	// flagged win (--allow-suspicious).
 	AllowSuspicious bool `json:"allow_suspicious,omitempty"`
@@ -82,6 +88,11 @@ type Hypothesis struct {
 	Deletes       []string // sorted; workspace-relative, '/'-separated
 	Common        []File   // sorted by Path; never also in Files
 	CommonDeletes []string // sorted; never also in Deletes
+	// replacedCommon and replacedCommonDeletes are the common part's
+	// version of the paths the hypothesis's own edits replaced: its
+	// judged run puts the judge's version back (judged.go).
+	replacedCommon        []File
+	replacedCommonDeletes []string
 }
 
 // IsBaseline reports whether the hypothesis changes nothing of its own
@@ -158,6 +169,10 @@ type Outcome struct {
 	// (overlay: $HOME, --writable paths, caches); nil when the sandbox
 	// cannot tell. The engine classifies and caps it (outside.go).
 	Outside []OutsideWrite
+	// PeakMemoryBytes and Limits: the job's peak memory where the
+	// sandbox could read it, and what it enforced (Result's fields).
+	PeakMemoryBytes *int64
+	Limits          *HypLimits
 	// Node is the remote node the job ran on ("" for this machine) and
 	// Mode the sandbox mode it ran in there ("" for the sandbox's Mode()).
 	Node string
@@ -295,6 +310,11 @@ type Result struct {
 	confirmFailed   bool
 	confirmed       bool
 	tier            int
+	// judged: the verdict came from the candidate's code under the
+	// checkout's judge (judged.go); codeLines, the changed lines of that
+	// code part, break ties in its place of ChangedLines.
+	judged    bool
+	codeLines int
 
 	// suites: each runner's part when the command ran several
 	// (suites.go); deselected, the tests the runner said it left out.
@@ -382,6 +402,13 @@ const (
 	KindTests       = "tests"
 	KindHypFinished = "hyp_finished"
 	KindRunFinished = "run_finished"
+	// The cross phase's jobs (cross.go): one per target (hyp: a candidate,
+	// or the checkout, named as the baseline hypothesis or "checkout") and
+	// group of proposers (from), with its command; cross_finished carries
+	// the job's counts and a line saying how it ended. Consumers that know
+	// only the kinds above skip them.
+	KindCrossStarted  = "cross_started"
+	KindCrossFinished = "cross_finished"
 )
 
 // Event is one line of the shadow.event/v1 stream.
@@ -410,6 +437,9 @@ type Event struct {
 	Text    string  `json:"text,omitempty"`
 	Tests   *Tests  `json:"tests,omitempty"`
 	Result  *Result `json:"result,omitempty"`
+	// From: cross_started, cross_finished: the candidates whose proposed
+	// tests the job runs.
+	From []string `json:"from,omitempty"`
 
 	// run_finished
 	Report *Report `json:"report,omitempty"`

@@ -130,9 +130,9 @@ func disqualify(r *Result, lostWhy string, lost []string, anyRan bool) *string {
 	if r.Tests != nil && ran(r) == 0 && anyRan {
 		parts = append(parts, "runs no tests")
 	}
-	if len(r.judgeProposed) > 0 {
-		parts = append(parts, "changes "+listShort(r.judgeProposed, 3))
-	}
+	// The judge files it proposes are not what it was judged by (its
+	// judged run held only its code, judged.go): they disqualify nothing.
+	// Outside a judged run (allow_test_edits) nothing disqualifies either.
 	if rt := without(r.EditsTests, r.judgeProposed); len(rt) > 0 {
 		parts = append(parts, "its command changed "+listShort(rt, 3)+" during the run")
 	}
@@ -175,7 +175,14 @@ func outcomeKey(r *Result) string {
 	if namesAll(r) {
 		k += "|" + strings.Join(sortedKeys(r.passedTests), "\x00")
 	}
-	return k + "|" + strings.Join(sortedKeys(r.failedTests), "\x00")
+	k += "|" + strings.Join(sortedKeys(r.failedTests), "\x00")
+	// Reproductions that tell two candidates apart break their tie.
+	if r.Cross != nil {
+		for _, f := range r.Cross.Failed {
+			k += "|" + f.From + "\x00" + f.Test
+		}
+	}
+	return k
 }
 
 // fillTies lists, for each passing result, the other passing results with

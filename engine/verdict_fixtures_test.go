@@ -75,7 +75,10 @@ func TestVerdictsOnRealRunnerOutput(t *testing.T) {
 			for _, v := range variants {
 				r := read(t, rn, v)
 				if v != "fixed" {
-					r.judgeProposed = jd.judgePaths([]string{rn.file}, false)
+					// A test edit the candidate proposes never reaches its
+					// judged run (judged.go); one its command makes while
+					// running does, and is what these outputs stand for.
+					r.judgeChanged = jd.judgePaths([]string{rn.file}, false)
 				}
 				results = append(results, r)
 				hyps = append(hyps, Hypothesis{Name: v, Deletes: []string{"x"}})

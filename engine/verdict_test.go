@@ -40,7 +40,9 @@ func (s *scriptSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
 	}
 	s.runs[name]++
 	n := s.runs[name]
-	s.seen[name] = job.Hyp
+	if _, cross := s.seen[name]; !cross { // the judged run, not a cross-phase job after it
+		s.seen[name] = job.Hyp
+	}
 	s.mu.Unlock()
 	switch s.status[name] {
 	case "error":
@@ -88,13 +90,13 @@ func TestCheatsAreDisqualified(t *testing.T) {
 	sb := &scriptSandbox{
 		out: map[string]string{
 			"baseline": base, "fix": ok(4, "t") + "ok bug\n",
-			"weaken":  ok(4, "t") + "ok bug\n", // assertions removed: same names, test file edited
+			"weaken":  base,                    // assertions removed in the test file: judged without it, the bug shows
 			"skip":    ok(4, "t"),              // the failing test no longer runs
 			"runtime": ok(4, "t") + "ok bug\n", // rewrites the test while running
 			"rename":  ok(4, "t") + "ok bug_renamed\n",
 			"noisy":   ok(4, "t") + "ok bug\n", // a fix whose run writes only caches
 		},
-		exit: map[string]int{"baseline": 1},
+		exit: map[string]int{"baseline": 1, "weaken": 1},
 		changed: map[string][]string{
 			"runtime": {"tests/test_bug.py"},
 			"noisy":   {"tests/__pycache__/test_bug.cpython-311.pyc", ".pytest_cache/v/cache/lastfailed", "out.log"},
@@ -118,8 +120,13 @@ func TestCheatsAreDisqualified(t *testing.T) {
 	if got := strings.Join(m["fix"].Fixed, ","); got != "bug" {
 		t.Errorf("fix fixed %q", got)
 	}
+	if w := m["weaken"]; w.Status != StatusFailed || w.Disqualified != nil || strings.Join(w.JudgeEdits, ",") != "tests/test_bug.py" {
+		t.Errorf("weaken: status %s disqualified %q judge_edits %v", w.Status, str(w.Disqualified), w.JudgeEdits)
+	}
+	if len(sb.seen["weaken"].Files) != 0 {
+		t.Errorf("weaken's judged run got its own test file: %+v", sb.seen["weaken"].Files)
+	}
 	for name, want := range map[string]string{
-		"weaken":  "changes tests/test_bug.py",
 		"skip":    "runs 1 fewer test than the baseline",
 		"runtime": "its command changed tests/test_bug.py during the run",
 		"rename":  "does not run 1 of the baseline's tests (bug)",
@@ -145,8 +152,10 @@ func TestCheatsAreDisqualified(t *testing.T) {
 		t.Errorf("baseline lost_tests %v", l)
 	}
 
-	// --allow-test-edits: the smallest passing diff wins, changes and all.
+	// --allow-test-edits: judged as written, the smallest passing diff
+	// wins, changes and all.
 	cfg.AllowTestEdits = true
+	sb.out["weaken"], sb.exit["weaken"] = ok(4, "t")+"ok bug\n", 0
 	rep = Run(context.Background(), cfg)
 	if rep.Winner == nil || *rep.Winner != "weaken" {
 		t.Errorf("with allow_test_edits winner %v, order %s", rep.Winner, names(rep))
@@ -158,8 +167,9 @@ func TestCheatsAreDisqualified(t *testing.T) {
 
 // Only disqualified candidates pass: no winner, and the text says why.
 func TestOnlyDisqualifiedPassIsNoWinner(t *testing.T) {
-	sb := &scriptSandbox{out: map[string]string{"baseline": "ok a\nFAIL b\n", "cheat": "ok a\n"}, exit: map[string]int{"baseline": 1}}
-	cfg, _ := testConfig(t, sb, hyp("baseline"), hyp("cheat", file("tests/b_test.go", "x")))
+	sb := &scriptSandbox{out: map[string]string{"baseline": "ok a\nFAIL b\n", "cheat": "ok a\n"}, exit: map[string]int{"baseline": 1},
+		changed: map[string][]string{"cheat": {"tests/b_test.go"}}}
+	cfg, _ := testConfig(t, sb, hyp("baseline"), hyp("cheat", file("src/b.go", "x")))
 	rep := Run(context.Background(), cfg)
 	if rep.Winner != nil {
 		t.Fatalf("winner %s", *rep.Winner)
@@ -167,7 +177,7 @@ func TestOnlyDisqualifiedPassIsNoWinner(t *testing.T) {
 	var b strings.Builder
 	WriteText(&b, rep)
 	if !strings.Contains(b.String(), "no winner: only disqualified hypotheses passed (cheat)") ||
-		!strings.Contains(b.String(), "[disqualified: changes tests/b_test.go; runs 1 fewer test than the baseline (b)]") {
+		!strings.Contains(b.String(), "[disqualified: its command changed tests/b_test.go during the run; runs 1 fewer test than the baseline (b)]") {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
@@ -200,7 +210,7 @@ func TestRankTiers(t *testing.T) {
 	}
 	counts := func(p, f int) *Tests { return &Tests{Passed: p, Failed: f} }
 	dq := res("disqualified", StatusPassed, counts(9, 0), 1)
-	dq.judgeProposed = []string{"tests/x_test.go"}
+	dq.judgeChanged = []string{"tests/x_test.go"}
 	rs := []*Result{
 		res("cancelled", StatusCancelled, nil, 0),
 		res("error", StatusError, nil, 0),
@@ -427,7 +437,7 @@ func TestCommonFiles(t *testing.T) {
 	if len(hyps[2].Common) != 0 || len(hyps[2].Files) != 1 || string(hyps[2].Files[0].Content) != "pass\n" {
 		t.Fatalf("cheat's own edit must replace the common file: %+v", hyps[2])
 	}
-	sb := &scriptSandbox{out: map[string]string{"baseline": "FAIL repro\n", "fix": "ok repro\n", "cheat": "ok repro\n"}, exit: map[string]int{"baseline": 1}}
+	sb := &scriptSandbox{out: map[string]string{"baseline": "FAIL repro\n", "fix": "ok repro\n", "cheat": "FAIL repro\n"}, exit: map[string]int{"baseline": 1, "cheat": 1}}
 	cfg, _ := testConfig(t, sb, hyps...)
 	cfg.Workspace, cfg.Apply = ws, true
 	rep := Run(context.Background(), cfg)
@@ -441,8 +451,13 @@ func TestCommonFiles(t *testing.T) {
 	if f := m["fix"]; strings.Join(f.Files, ",") != "src/lib.py" || strings.Contains(f.Diff, "repro") || f.Disqualified != nil || len(f.EditsTests) != 0 {
 		t.Errorf("fix: files %v disqualified %v edits %v diff\n%s", f.Files, f.Disqualified, f.EditsTests, f.Diff)
 	}
-	if c := m["cheat"]; c.Disqualified == nil || strings.Join(c.EditsTests, ",") != "tests/test_repro.py" {
-		t.Errorf("cheat: %v %v", c.Disqualified, c.EditsTests)
+	// The cheat's own version of the common test is its proposal, not its
+	// judge: its judged run got the common file back.
+	if c := m["cheat"]; c.Status != StatusFailed || strings.Join(c.EditsTests, ",") != "tests/test_repro.py" || strings.Join(c.JudgeEdits, ",") != "tests/test_repro.py" {
+		t.Errorf("cheat: %s %v %v", c.Status, c.EditsTests, c.JudgeEdits)
+	}
+	if seen := sb.seen["cheat"]; len(seen.Files) != 1 || string(seen.Files[0].Content) != "repro\n" {
+		t.Errorf("cheat's judged run got %+v, want the common tests/test_repro.py", seen.Files)
 	}
 	if strings.Join(rep.Applied, ",") != "src/lib.py" {
 		t.Errorf("applied %v", rep.Applied)

@@ -20,7 +20,7 @@ import (
 // uses too.
 func applyCommand(s Streams) *cobra.Command {
 	var dir string
-	var dryRun, force bool
+	var dryRun, force, withTests bool
 	c := &cobra.Command{
 		Use:   "apply RUN/HYP [-C DIR] [--dry-run] [--force]",
 		Short: "write a recorded hypothesis into the checkout",
@@ -47,19 +47,20 @@ func applyCommand(s Streams) *cobra.Command {
 				return refErr(err)
 			}
 			if dryRun {
-				return dryApply(s, store, ws, run, name, force)
+				return dryApply(s, store, ws, run, name, force, withTests)
 			}
-			return applyHyp(s, store, ws, run, name, force)
+			return applyHyp(s, store, ws, run, name, force, withTests)
 		},
 	}
 	c.Flags().StringVarP(&dir, "dir", "C", "", "workspace root")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "check and say what would be written; write nothing")
 	c.Flags().BoolVar(&force, "force", false, "apply a hypothesis that did not pass, or is disqualified, suspicious or tampered")
+	c.Flags().BoolVar(&withTests, "with-tests", false, "write the tests it proposed too, not only its code")
 	return c
 }
 
-func applyHyp(s Streams, store snap.Store, ws, runID, name string, force bool) error {
-	a, err := store.ApplyChecked(ws, runID, name, force)
+func applyHyp(s Streams, store snap.Store, ws, runID, name string, force, withTests bool) error {
+	a, err := store.ApplyChecked(ws, runID, name, force, withTests)
 	var ce *engine.ConflictError
 	var we *snap.WriteError
 	var re *snap.RefusedError
@@ -88,10 +89,13 @@ func applyHyp(s Streams, store snap.Store, ws, runID, name string, force bool) e
 // dryApply makes apply's checks (the verified record, every target as it
 // was when the run started) and says what apply would write, writing
 // nothing: exit 0 when it would apply, 1 when a target changed.
-func dryApply(s Streams, store snap.Store, ws, runID, name string, force bool) error {
+func dryApply(s Streams, store snap.Store, ws, runID, name string, force, withTests bool) error {
 	h, _, err := store.LoadHyp(ws, runID, name)
 	if err != nil {
 		return envErr("%v", err)
+	}
+	if !withTests {
+		h = store.CodeOnly(ws, runID, h) // its proposed tests stay out (--with-tests)
 	}
 	if !force {
 		var re *snap.RefusedError

@@ -31,7 +31,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Apply, "apply", false, "write the winner into the checkout")
 	fs.BoolVar(&o.Baseline, "baseline", false, "add a hypothesis \"baseline\" with no edits unless the spec has one")
 	fs.Var(&o.Net, "net", "the command's network: host or isolated (default host)")
-	fs.Var(&o.Tmp, "tmp", "the command's /tmp: shared or private (default shared)")
+	fs.Var(&o.Tmp, "tmp", "the command's /tmp, /var/tmp: private (a fresh tmpfs per hypothesis) or shared (the host's) (default private in overlay mode)")
+	fs.StringArrayVar(&o.Writable, "writable", nil, "overlay mode: a directory outside the workspace the command may write, overlaid per hypothesis and thrown away (repeatable)")
 	fs.Var(&o.Upper, "upper", "overlay mode's upper dirs: disk, or ram (a tmpfs per hypothesis) (default disk)")
 	fs.Var(run.SizeValue{N: &o.UpperSize}, "upper-size", "cap of each hypothesis's RAM upper (default a quarter of RAM)")
 	fs.BoolVar(&o.Keep, "keep", false, "keep what each command wrote in the run's record")
@@ -43,6 +44,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Confirm, "confirm", 0, "rerun the baseline and the leading candidate N more times before naming a winner")
 	fs.BoolVar(&o.AllowTestEdits, "allow-test-edits", false, "a candidate that changes tests may win")
 	fs.BoolVar(&o.AllowSuspicious, "allow-suspicious", false, "a candidate whose code sniffs or patches the test runner may win")
+	fs.BoolVar(&o.NoCross, "no-cross", false, "do not run candidates' proposed tests on each other")
+	fs.BoolVar(&o.WithTests, "with-tests", false, "with --apply: write the winner's proposed tests too, not only its code")
 	fs.Func("remote", "run the hypotheses on these ssh nodes: NODE[,NODE...]", func(v string) error {
 		o.Remote = append(o.Remote, run.ParseRemote(v)...)
 		return nil

@@ -32,7 +32,8 @@ type mcpRunArgs struct {
 	Baseline       bool              `json:"baseline,omitempty" jsonschema:"add a hypothesis named baseline with no edits, unless there is one"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
 	Net            string            `json:"net,omitempty" jsonschema:"network of the command: host (default) or isolated (loopback only)"`
-	Tmp            string            `json:"tmp,omitempty" jsonschema:"/tmp of the command: shared (default) or private (a fresh tmpfs per hypothesis)"`
+	Tmp            string            `json:"tmp,omitempty" jsonschema:"/tmp and /var/tmp of the command: private (default in overlay mode: a fresh tmpfs per hypothesis) or shared (the host's)"`
+	Writable       []string          `json:"writable,omitempty" jsonschema:"overlay mode: absolute directories outside the workspace the command may write (everything else outside the workspace and $HOME is read-only), each overlaid per hypothesis and thrown away; refused inside the workspace or holding shadow's state dir, as --writable"`
 	JUnit          string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes (relative to its directory); its test counts win over what the output says"`
 	Keep           bool              `json:"keep,omitempty" jsonschema:"keep what each command wrote (overlay mode); shadow_show RUN/HYP lists it"`
 	Freeze         bool              `json:"freeze,omitempty" jsonschema:"run every hypothesis on a copy of the source files taken at the start, so edits made meanwhile do not reach the run (overlay mode)"`
@@ -46,6 +47,8 @@ type mcpRunArgs struct {
 	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"neither stack nor feed the workspace's warm layer of build outputs (the git-ignored outputs of an earlier run's no-edit baseline), as --no-warm"`
 
 	AllowSuspicious bool `json:"allow_suspicious,omitempty" jsonschema:"let a candidate whose code the judge-aware scan flagged (sniffing or patching the test runner, exiting 0 at import, an equality that always holds) win"`
+	NoCross         bool `json:"no_cross,omitempty" jsonschema:"do not run the tests candidates add or change (their proposed tests) on each other; by default a passing candidate that fails another's reproduction test ranks below one that fails none"`
+	WithTests       bool `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too; by default only its code is written"`
 }
 
 type mcpHyp struct {
@@ -66,7 +69,7 @@ type mcpEdit struct {
 
 // runOnlyArgs are shadow_run's arguments that are not spec fields.
 var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "baseline": true, "keep": true, "freeze": true,
-	"remote": true, "remote_dir": true, "upper": true, "upper_size": true, "no_warm": true}
+	"remote": true, "remote_dir": true, "upper": true, "upper_size": true, "no_warm": true, "with_tests": true}
 
 // runRequest is a decoded shadow_run call.
 type runRequest struct {
@@ -85,6 +88,8 @@ type runRequest struct {
 	upper     run.Upper
 	upperSize int64
 	noWarm    bool
+	// withTests: with apply, the winner's proposed tests too.
+	withTests bool
 }
 
 // parseRunArgs decodes shadow_run's arguments: run-only fields here, the
@@ -118,7 +123,7 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 		}
 		return nil
 	}
-	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("baseline", &r.baseline), boolean("keep", &r.keep), boolean("freeze", &r.freeze),
+	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("with_tests", &r.withTests), boolean("baseline", &r.baseline), boolean("keep", &r.keep), boolean("freeze", &r.freeze),
 		str("remote_dir", &r.remoteDir), remoteArg(fields["remote"], r),
 		str("upper", &upper), str("upper_size", &upperSize), boolean("no_warm", &r.noWarm)} {
 		if err != nil {
@@ -229,7 +234,7 @@ func (s *Server) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	ctx, release := s.runContext(ctx)
 	defer release()
 	p, err := run.NewPlan(ctx, in.spec, in.cwd, run.Options{
-		Cwd: in.cwd, Mode: in.mode, Apply: in.apply, Baseline: in.baseline, Keep: in.keep, Freeze: in.freeze,
+		Cwd: in.cwd, Mode: in.mode, Apply: in.apply, WithTests: in.withTests, Baseline: in.baseline, Keep: in.keep, Freeze: in.freeze,
 		Remote: in.remote, RemoteDir: in.remoteDir,
 		Upper: in.upper, UpperSize: in.upperSize, NoWarm: in.noWarm,
 		Notices: s.notices, Version: s.version,

@@ -29,6 +29,9 @@ type Options struct {
 	CopySkip []string
 	Net      Net // "" = the spec's, else host
 	Tmp      Tmp // "" = the spec's, else private in overlay mode (shared in the others)
+	// Writable are --writable paths (absolute, or relative to Cwd), over
+	// the spec's "writable": overlay mode overlays each per hypothesis.
+	Writable []string
 	// Upper is where overlay mode's upper dirs live (--upper): "" or disk
 	// under the state dir, ram a tmpfs per hypothesis capped at UpperSize
 	// bytes (--upper-size; 0 = overlay.DefaultRAMSize, a quarter of RAM).
@@ -59,6 +62,12 @@ type Options struct {
 	// AllowSuspicious lets a candidate whose code the scan flagged win
 	// (--allow-suspicious); the spec's "allow_suspicious" too.
 	AllowSuspicious bool
+	// NoCross turns the cross phase off (--no-cross; the spec's
+	// "no_cross" too): candidates' proposed tests do not run on the others.
+	NoCross bool
+	// WithTests: --apply writes the winner's proposed tests (its judge
+	// part) too, not only its code (--with-tests).
+	WithTests bool
 	// Remote names the nodes to run on (--remote, docs/remote.md), over
 	// the spec's "remote"; RemoteDir is where their mirrors live when not
 	// at the workspace's own path (--remote-dir).

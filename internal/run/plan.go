@@ -123,6 +123,9 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	if err != nil {
 		return nil, err
 	}
+	if o.Writable, err = writablePaths(o, spec, ws, ShadowDirs(store)); err != nil {
+		return nil, err
+	}
 	mode, err := ParseMode(string(o.Mode))
 	if err != nil {
 		return nil, Usage("--mode %q: %v", o.Mode, err)
@@ -158,6 +161,9 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		// and so may $TMPDIR/shadow-UID (a workspace at /tmp): their records,
 		// logs and copies change during every run and are not sources.
 		ScanExclude: ShadowDirs(store),
+		// The cross phase (--no-cross) and what --apply writes of the
+		// winner's tests (--with-tests).
+		NoCross: o.NoCross || spec.NoCross, WithTests: o.WithTests,
 	}
 	nodes, err := remoteNodes(&o, spec)
 	if err != nil {

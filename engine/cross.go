@@ -1,0 +1,485 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The cross phase (issue 22): the tests candidates propose cross-examine
+// the candidates. Each proposed test runs on the checkout (a test that fails
+// there and passes on its own candidate is a reproduction), on its own
+// candidate, and on every other candidate that passed its judged run; among
+// the candidates that pass the judge, one that fails another's
+// reproduction ranks below one that fails none (Agentless's and
+// CodeMonkeys' selection by reproduction tests, S*'s distinguishing runs).
+//
+// It is cheap by construction: one sandbox job per target (the checkout,
+// each candidate that passed, each proposer) and group of proposals, each
+// job holding the target's code with the group's judge files over it and
+// running only the proposed tests where the runner can select them
+// (cross_select.go). Proposals go in one group unless they would disturb
+// each other: the same test file written differently, runner configuration
+// (a conftest.py applies to every test), one Go package (its test files
+// build together: one that does not compile fails them all). Jobs are
+// scheduled in the run's own -j slots as soon as their target's judged run
+// ended, so the phase fills the slots the judged runs leave idle.
+//
+// Each job is one more sandbox run, as hostile as any: it changes nothing
+// but this report's cross fields and the ranking inside the first tier.
+// Proposals that share a group run in one process: a test file that, on
+// import, changes what the target's code does could sway the others' tests
+// in that job (the judged verdict is not affected). Runner configuration
+// is what does this openly, and it always runs alone.
+
+// crossProposal is one candidate's proposed tests and the judge files that
+// hold them.
+type crossProposal struct {
+	name    string
+	split   judgeSplit
+	tests   []proposedTest
+	isolate bool // its judge part configures the runner: it runs in a group of its own
+}
+
+// crossOutcome: what one test did in one job.
+type crossOutcome int
+
+const (
+	crossUnknown crossOutcome = iota
+	crossPass
+	crossFail
+)
+
+// crossBase is the outcome key of the checkout target.
+const crossBase = "\x00checkout"
+
+type crossPhase struct {
+	cfg    *Config
+	em     *emitter
+	jd     *judge
+	mods   *goModules
+	props  []*crossProposal
+	byName map[string]*crossProposal
+	groups [][]*crossProposal
+	splits map[string]judgeSplit
+	base   Hypothesis // the checkout target: no code, the common part
+	cwd    string
+
+	mu sync.Mutex
+	// out[target][proposer][test] and passed[target]: the names the
+	// target's jobs saw passing (for the judged-run note).
+	out    map[string]map[string]map[string]crossOutcome
+	passed map[string]map[string]bool
+	jobs   int
+	wg     sync.WaitGroup
+}
+
+// newCrossPhase plans the phase, or returns nil when no candidate proposes
+// a test it can find.
+func newCrossPhase(cfg *Config, em *emitter, jd *judge, splits map[string]judgeSplit, orig map[string]FileState, hyps []Hypothesis) *crossPhase {
+	if cfg.NoCross || cfg.NewParser == nil {
+		return nil
+	}
+	cp := &crossPhase{cfg: cfg, em: em, jd: jd, mods: newGoModules(cfg.Workspace), byName: map[string]*crossProposal{}, splits: splits,
+		cwd: cfg.Subdir, out: map[string]map[string]map[string]crossOutcome{}, passed: map[string]map[string]bool{}}
+	for _, h := range hyps {
+		s := splits[h.Name]
+		tests := proposedTests(s.files, orig)
+		if len(tests) == 0 {
+			continue
+		}
+		p := &crossProposal{name: h.Name, split: s, tests: tests}
+		for _, q := range s.paths {
+			if runnerConfigs[path.Base(q)] || hasConfigPrefix(path.Base(q)) || jd.common[q] {
+				p.isolate = true
+			}
+		}
+		cp.props = append(cp.props, p)
+		cp.byName[h.Name] = p
+		if cp.base.Name == "" || h.IsBaseline() {
+			cp.base = Hypothesis{Name: h.Name, Common: splits[h.Name].code.Common, CommonDeletes: splits[h.Name].code.CommonDeletes}
+		}
+	}
+	if len(cp.props) == 0 {
+		return nil
+	}
+	for _, h := range hyps {
+		if h.IsBaseline() {
+			cp.base = Hypothesis{Name: h.Name, Common: h.Common, CommonDeletes: h.CommonDeletes}
+			break
+		}
+	}
+	if cp.base.Name == "" || !isBaselineName(hyps, cp.base.Name) {
+		// No baseline hypothesis: the checkout target runs under a name of
+		// its own, with the common part every hypothesis shares.
+		s := splits[hyps[0].Name]
+		cp.base = Hypothesis{Name: "checkout", Common: s.code.Common, CommonDeletes: s.code.CommonDeletes}
+	}
+	cp.groups = groupProposals(cp.props, cp.mods)
+	return cp
+}
+
+func isBaselineName(hyps []Hypothesis, name string) bool {
+	for _, h := range hyps {
+		if h.Name == name {
+			return h.IsBaseline()
+		}
+	}
+	return false
+}
+
+// groupProposals puts proposals that cannot disturb each other together,
+// in spec order, first fit.
+func groupProposals(props []*crossProposal, mods *goModules) [][]*crossProposal {
+	var groups [][]*crossProposal
+	conflict := func(a, b *crossProposal) bool {
+		if a.isolate || b.isolate {
+			return true
+		}
+		for _, p := range a.split.paths {
+			for _, q := range b.split.paths {
+				if p == q || strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/") {
+					return true
+				}
+				if strings.HasSuffix(p, "_test.go") && strings.HasSuffix(q, "_test.go") && path.Dir(p) == path.Dir(q) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, p := range props {
+		placed := false
+		for gi, g := range groups {
+			ok := true
+			for _, q := range g {
+				if conflict(p, q) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				groups[gi] = append(g, p)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			groups = append(groups, []*crossProposal{p})
+		}
+	}
+	return groups
+}
+
+// afterJudged is called when a hypothesis's judged run ended: its cross
+// jobs are started (they wait for a slot) when it passed, or when it
+// proposed tests (its own run decides whether they reproduce).
+func (cp *crossPhase) afterJudged(ctx context.Context, r *Result, sem chan struct{}, now func() time.Time) {
+	_, proposer := cp.byName[r.Name]
+	if r.Status != StatusPassed && !proposer {
+		return
+	}
+	code := cp.splits[r.Name].code
+	for gi, g := range cp.groups {
+		if r.Status != StatusPassed && !inGroup(g, r.Name) {
+			continue // a failed proposer runs only its own tests
+		}
+		cp.start(ctx, r.Name, r.Name, code, gi, g, sem, now)
+	}
+}
+
+// startBaseline starts the checkout target's jobs.
+func (cp *crossPhase) startBaseline(ctx context.Context, sem chan struct{}, now func() time.Time) {
+	for gi, g := range cp.groups {
+		cp.start(ctx, crossBase, cp.base.Name, cp.base, gi, g, sem, now)
+	}
+}
+
+func inGroup(g []*crossProposal, name string) bool {
+	for _, p := range g {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (cp *crossPhase) start(ctx context.Context, key, label string, code Hypothesis, gi int, g []*crossProposal, sem chan struct{}, now func() time.Time) {
+	cp.wg.Add(1)
+	go func() {
+		defer cp.wg.Done()
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		defer func() { <-sem }()
+		if ctx.Err() != nil || exhausted(cp.cfg.Sandbox) != nil {
+			return
+		}
+		cp.run(ctx, key, label, code, gi, g, now)
+	}()
+}
+
+// wait returns when every started job has ended.
+func (cp *crossPhase) wait() { cp.wg.Wait() }
+
+// run runs one job: the target's code, the group's judge files over it,
+// the group's tests selected where the runner allows.
+func (cp *crossPhase) run(ctx context.Context, key, label string, code Hypothesis, gi int, g []*crossProposal, now func() time.Time) {
+	cfg := cp.cfg
+	var tests []proposedTest
+	from := make([]string, 0, len(g))
+	for _, p := range g {
+		tests = append(tests, p.tests...)
+		from = append(from, p.name)
+	}
+	cmd, _ := selectTests(cfg.Command, tests, cfg.Subdir)
+	if cmd == nil {
+		return // none of the group's tests is the runner's language
+	}
+	cp.mu.Lock()
+	cp.jobs++
+	n := cp.jobs
+	cp.mu.Unlock()
+	cp.em.emit(Event{Kind: KindCrossStarted, Hyp: label, From: from, Command: cmd})
+
+	var logf *os.File
+	var logPath string
+	if cfg.LogDir != "" {
+		logPath = filepath.Join(cfg.LogDir, label, fmt.Sprintf("cross.%d.log", gi+1))
+		if os.MkdirAll(filepath.Dir(logPath), 0o700) == nil {
+			logf, _ = os.Create(logPath)
+		}
+	}
+	w := &crossOutput{parser: cfg.NewParser(cmd)}
+	if logf != nil {
+		w.log = newCappedLog(logf, cfg.MaxOutput)
+	}
+	hctx, cancel := ctx, context.CancelFunc(func() {})
+	if cfg.Timeout > 0 {
+		hctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+	}
+	defer cancel()
+	job := Job{Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: overlayJudge(code, g), Command: cmd, Env: cfg.Env,
+		Net: cfg.Net, Tmp: cfg.Tmp, Output: w}
+	if cfg.JUnit != "" {
+		job.Collect = []string{path.Join(cfg.Subdir, cfg.JUnit)}
+	}
+	start := now()
+	o, err := cfg.Sandbox.Run(hctx, job)
+	if w.log != nil {
+		w.log.close()
+	}
+	summary := w.parser.Final()
+	if err == nil && cfg.ParseJUnit != nil && len(job.Collect) > 0 {
+		if b, ok := o.Collected[job.Collect[0]]; ok {
+			if s, jerr := cfg.ParseJUnit(b); jerr == nil && s != nil {
+				summary = s
+			}
+		}
+	}
+	ev := Event{Kind: KindCrossFinished, Hyp: label, From: from, Tests: toTests(summary)}
+	if summary != nil {
+		ev.Tests.Unit = summary.Unit
+	}
+	done := err == nil && hctx.Err() == nil
+	if !done {
+		msg := "did not finish"
+		if err != nil {
+			msg = err.Error()
+		}
+		ev.Text = msg
+	} else {
+		ev.Text = fmt.Sprintf("exit %d in %.1fs", o.ExitCode, now().Sub(start).Seconds())
+		if logPath != "" {
+			ev.Text += ", output: " + logPath
+		}
+	}
+	_ = n
+	if done && summary != nil {
+		failed, passed := set(summary.FailedTests), set(summary.PassedTests)
+		inferPass := len(summary.PassedTests) == 0 && summary.Passed > 0
+		cp.mu.Lock()
+		if cp.out[key] == nil {
+			cp.out[key] = map[string]map[string]crossOutcome{}
+			cp.passed[key] = map[string]bool{}
+		}
+		for name := range passed {
+			cp.passed[key][name] = true
+		}
+		for _, p := range g {
+			m := cp.out[key][p.name]
+			if m == nil {
+				m = map[string]crossOutcome{}
+				cp.out[key][p.name] = m
+			}
+			for _, t := range p.tests {
+				m[t.String()] = outcomeOf(t, failed, passed, inferPass, cp.mods)
+			}
+		}
+		cp.mu.Unlock()
+	}
+	cp.em.emit(ev)
+}
+
+// outcomeOf reads one proposed test's outcome from a job's named results.
+func outcomeOf(t proposedTest, failed, passed map[string]bool, inferPass bool, mods *goModules) crossOutcome {
+	for name := range failed {
+		if t.matches(name, mods) || t.unitFailed(name, mods) {
+			return crossFail
+		}
+	}
+	for name := range passed {
+		if t.matches(name, mods) {
+			return crossPass
+		}
+	}
+	if inferPass {
+		// A runner that names only failures (pytest -q through a wrapper,
+		// jest's default reporter) ran tests and did not name this one.
+		return crossPass
+	}
+	return crossUnknown
+}
+
+// overlayJudge lays a group's judge files over a target's code.
+func overlayJudge(code Hypothesis, g []*crossProposal) Hypothesis {
+	h := code.WithCommon()
+	files := map[string]File{}
+	dels := map[string]bool{}
+	for _, f := range h.Files {
+		files[f.Path] = f
+	}
+	for _, d := range h.Deletes {
+		dels[d] = true
+	}
+	for _, p := range g {
+		for _, f := range p.split.files {
+			files[f.Path] = f
+			delete(dels, f.Path)
+		}
+		for _, d := range p.split.deletes {
+			dels[d] = true
+			for q := range files {
+				if q == d || strings.HasPrefix(q, d+"/") {
+					delete(files, q)
+				}
+			}
+		}
+	}
+	out := Hypothesis{Name: h.Name}
+	for _, f := range files {
+		out.Files = append(out.Files, f)
+	}
+	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Path < out.Files[j].Path })
+	out.Deletes = sortedKeys(dels)
+	return out
+}
+
+// finish fills proposed_tests (with reproduces), cross and the judged-run
+// notes from what the jobs saw.
+func (cp *crossPhase) finish(results []*Result) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	repro := map[string][]proposedTest{} // proposer -> its reproductions
+	for _, p := range cp.props {
+		r := resultNamed(results, p.name)
+		if r == nil {
+			continue
+		}
+		r.ProposedTests = []ProposedTest{}
+		for _, t := range p.tests {
+			pt := ProposedTest{Path: t.path, Test: t.name}
+			b, own := cp.out[crossBase][p.name][t.String()], cp.out[p.name][p.name][t.String()]
+			if b != crossUnknown && own != crossUnknown {
+				v := b == crossFail && own == crossPass
+				pt.Reproduces = &v
+				if v {
+					repro[p.name] = append(repro[p.name], t)
+				}
+			}
+			r.ProposedTests = append(r.ProposedTests, pt)
+		}
+	}
+	for _, r := range results {
+		if r.Status != StatusPassed {
+			continue
+		}
+		c := &Cross{Passed: []CrossRef{}, Failed: []CrossRef{}}
+		for _, p := range cp.props {
+			if p.name == r.Name {
+				continue
+			}
+			for _, t := range repro[p.name] {
+				ref := CrossRef{From: p.name, Test: t.String()}
+				switch cp.out[r.Name][p.name][t.String()] {
+				case crossPass:
+					c.Passed = append(c.Passed, ref)
+				case crossFail:
+					c.Failed = append(c.Failed, ref)
+				}
+			}
+		}
+		r.Cross = c
+	}
+}
+
+// ownPassed is what passed when the proposer's own judge part lay over its
+// code.
+func (cp *crossPhase) ownPassed(name string) map[string]bool {
+	if cp == nil {
+		return nil
+	}
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	return cp.passed[name]
+}
+
+func resultNamed(results []*Result, name string) *Result {
+	for _, r := range results {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// crossOutput is a cross job's output: its log and the test parser, no
+// output events (the job's counts are in cross_finished).
+type crossOutput struct {
+	mu     sync.Mutex
+	log    *cappedLog
+	parser TestParser
+}
+
+func (w *crossOutput) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.log != nil {
+		w.log.Write(p)
+	}
+	if w.parser != nil {
+		_, _ = w.parser.Write(p)
+	}
+	return len(p), nil
+}
+
+// crossFailedFrom is how many candidates' reproductions r fails (the rank
+// key inside the first tier).
+func crossFailedFrom(r *Result) int {
+	if r.Cross == nil {
+		return 0
+	}
+	from := map[string]bool{}
+	for _, f := range r.Cross.Failed {
+		from[f.From] = true
+	}
+	return len(from)
+}

@@ -1,0 +1,6 @@
+package calc
+
+// Add returns a plus b.
+func Add(a, b int) int {
+	return a - b
+}
