@@ -53,7 +53,11 @@ func WriteText(w io.Writer, r *Report) {
 		// never ran (the exit code is 130, not 0).
 		fmt.Fprintln(w, "no winner: the run was interrupted before every hypothesis finished")
 	case r.Winner == nil:
-		fmt.Fprintln(w, noWinnerLine(r))
+		if s := SameFailure(r); s != "" {
+			fmt.Fprintln(w, s)
+		} else {
+			fmt.Fprintln(w, noWinnerLine(r))
+		}
 	default:
 		fmt.Fprintf(w, "winner: %s%s\n", *r.Winner, confirmedNote(r))
 		for _, h := range r.Hypotheses {
@@ -80,6 +84,9 @@ func WriteText(w io.Writer, r *Report) {
 			fmt.Fprintf(w, ", full output: %s", h.Log)
 		}
 		fmt.Fprintln(w)
+		if h.Reason != nil {
+			fmt.Fprintf(w, "reason: %s\n", *h.Reason)
+		}
 		tail := strings.TrimRight(h.OutputTail, "\n")
 		if tail == "" {
 			fmt.Fprintln(w, "(no output)")

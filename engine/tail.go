@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Limits of what a hypothesis's output keeps in memory; the full output is
@@ -100,11 +101,18 @@ type tail struct {
 	open     int // lines still to add to the newest section
 	prev     []tailLine
 	n        int
+	// last is when output last arrived: a timeout's reason tells a
+	// command still printing (slow, or a busy machine) from a silent one
+	// (a hang).
+	last time.Time
 }
 
 // write feeds raw output; it returns the complete lines it saw, with noise
 // removed, for the live output stream.
 func (t *tail) write(p []byte) string {
+	if len(p) > 0 {
+		t.last = time.Now()
+	}
 	var kept strings.Builder
 	for len(p) > 0 {
 		i := indexByte(p, '\n')
