@@ -24,6 +24,7 @@ type Sandbox struct{}
 
 func New(base string, options []string) *Sandbox { return &Sandbox{} }
 func (s *Sandbox) Mask(dirs ...string) *Sandbox  { return s }
+func (s *Sandbox) Writable(p ...string) *Sandbox { return s }
 func (s *Sandbox) RAM(size int64) *Sandbox       { return s }
 func (s *Sandbox) Upper() string                 { return "disk" }
 func DefaultRAMSize() int64                      { return 2 << 30 }

@@ -17,7 +17,7 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 		Store: store, Workspace: ws, Mode: string(o.Mode), Version: o.Version,
 		Needs: engine.Needs{NetIsolated: net == NetIsolated, PrivateTmp: tmp == TmpPrivate,
 			Freeze: o.Freeze, Keep: o.Keep, UpperRAM: o.Upper == UpperRAM},
-		CopySkip: o.CopySkip, UpperSize: o.UpperSize, Lock: true, Notices: o.notices(),
+		CopySkip: o.CopySkip, UpperSize: o.UpperSize, Lock: true, Notices: o.notices(), Writable: o.Writable,
 	})
 	var r *sandbox.Refusal
 	if errors.As(err, &r) {

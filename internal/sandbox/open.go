@@ -28,6 +28,9 @@ type Config struct {
 	Needs engine.Needs
 	// CopySkip are --copy-skip globs (copy mode).
 	CopySkip []string
+	// Writable are --writable paths (overlay mode overlays each per
+	// hypothesis; the other modes write everywhere anyway).
+	Writable []string
 	// UpperSize, with Needs.UpperRAM, caps each overlay upper dir's tmpfs.
 	UpperSize int64
 	// Hide are directories no command may see beyond shadow's own
@@ -98,7 +101,7 @@ func Open(c Config) (engine.Sandbox, error) {
 		case d.mode == string(engine.ModeOverlay):
 			// v.Upper: the probe moves upper dirs to $TMPDIR when the
 			// state dir's filesystem cannot hold them.
-			ov := overlay.New(v.Upper, v.Options).Mask(hide...)
+			ov := overlay.New(v.Upper, v.Options).Mask(hide...).Writable(c.Writable...)
 			if c.Needs.UpperRAM {
 				ov.RAM(c.UpperSize)
 			}
