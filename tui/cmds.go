@@ -137,7 +137,7 @@ func (m *Model) loadTimeline() tea.Cmd {
 
 func loadRunCmd(r runRow) tea.Cmd {
 	return func() tea.Msg {
-		rv, err := loadRun(r.Dir)
+		rv, err := loadRun(r)
 		return runLoadedMsg{id: r.ID, view: rv, err: err}
 	}
 }

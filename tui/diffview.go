@@ -133,6 +133,9 @@ func tint(line string, bg lipgloss.Style, color bool, width int) string {
 func (m *Model) detailLines(h *hypState, w int) []string {
 	st := m.st
 	var out []string
+	if m.shown != nil && m.shown.warning != "" {
+		out = append(out, wrapLines(st.Warn.Render("WARNING: ")+sanitize(m.shown.warning, false), w)...)
+	}
 	r := h.result
 	if r != nil {
 		if r.Error != nil {

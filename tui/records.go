@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -27,6 +28,10 @@ type runRow struct {
 	Winner    string
 	Cancelled bool
 	Stopped   bool // it could not run every hypothesis (Report.Error)
+	// store and ws are where the run is recorded, so a picked run's
+	// hypotheses are read from the verified records (records.ShowHyp).
+	store snap.Store
+	ws    string
 }
 
 func rowOf(ri *snap.RunInfo) runRow {
@@ -80,14 +85,19 @@ func (l *runLister) list() ([]runRow, error) {
 				l.cache[id] = r
 			}
 		}
+		r.store, r.ws = l.store, l.ws
 		out = append(out, r)
 	}
 	return out, nil
 }
 
 // loadRun rebuilds a recorded run: its events replayed (so a run still
-// going shows its state so far), then its report when it has one.
-func loadRun(dir string) (*runView, error) {
+// going shows its state so far), then its report when it has one, each
+// hypothesis's diff from the verified records (records.ShowHyp: what
+// apply would write, not the report's capped one) and the integrity
+// warning of a report changed after the run sealed it.
+func loadRun(row runRow) (*runView, error) {
+	dir := row.Dir
 	if _, err := os.Stat(dir); err != nil {
 		return nil, err
 	}
@@ -101,10 +111,34 @@ func loadRun(dir string) (*runView, error) {
 		rv.fromMeta(ri.Meta)
 	}
 	if ri.Report != nil {
+		if row.ws != "" {
+			rv.warning = verifyDiffs(row.store, row.ws, ri)
+		}
 		rv.setReport(ri.Report)
 	}
 	if ri.State == snap.StateInterrupted {
 		rv.interrupt()
 	}
 	return rv, nil
+}
+
+// verifyDiffs puts each finished hypothesis's diff from the verified
+// records (records.ShowHyp) in place of the report's, and returns the
+// warning to show: the report's integrity warning, and the hypotheses
+// whose records are refused (their diff is left out).
+func verifyDiffs(store snap.Store, ws string, ri *snap.RunInfo) string {
+	warning := ri.Unverified
+	for _, r := range ri.Results {
+		h, err := records.ShowHyp(store, ws, ri, r.Name)
+		if err != nil {
+			r.Diff = ""
+			if warning != "" {
+				warning += "; "
+			}
+			warning += err.Error()
+			continue
+		}
+		r.Diff = h.Diff
+	}
+	return warning
 }

@@ -38,6 +38,10 @@ type runView struct {
 	// crashed, rebooted); done is set too, nothing more will come.
 	interrupted bool
 	last        time.Time // time of the newest event
+	// warning: a recorded run whose report does not match its integrity
+	// record (records.ShowHyp's Warning), or a hypothesis record refused;
+	// the detail pane says it first, as shadow show and shadow_show do.
+	warning string
 }
 
 func newRunView(id string) *runView {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shadow-dev/shadow/snap"
+	"github.com/shadow-dev/shadow/internal/records"
 )
 
 // renderTimeline lists the recorded runs of the workspace, newest last,
@@ -34,21 +34,23 @@ func renderTimeline(st Styles, runs []runRow, sel int, liveID string, w, h int) 
 		if !r.StartedAt.IsZero() {
 			when = r.StartedAt.Local().Format("Jan 02 15:04:05")
 		}
+		// The state's word is records.RunWord's, as shadow log says it;
+		// the timeline adds its glyphs and the winner.
 		var state string
 		g := st.g
-		switch {
-		case r.State == snap.StateInterrupted:
-			state = st.Warn.Render(g.Failed + " interrupted")
-		case r.State != snap.StateFinished && r.ID == liveID:
-			state = st.Running.Render("● running")
-		case r.State != snap.StateFinished: // another process's run
-			state = st.Running.Render("○ running")
-		case r.Cancelled && r.Winner != "": // cancelled after a winner was known
-			state = st.Warn.Render(g.Cancelled+" cancelled ") + st.Winner.Render(g.Winner+" "+r.Winner)
-		case r.Cancelled:
-			state = st.Warn.Render(g.Cancelled + " cancelled")
-		case r.Stopped:
-			state = st.Failed.Render(g.Error + " stopped")
+		switch word := records.RunWord(r.State, r.Cancelled, r.Stopped); {
+		case word == records.WordInterrupted:
+			state = st.Warn.Render(g.Failed + " " + word)
+		case word == records.WordRunning && r.ID == liveID:
+			state = st.Running.Render("● " + word)
+		case word == records.WordRunning: // another process's run
+			state = st.Running.Render("○ " + word)
+		case word == records.WordCancelled && r.Winner != "": // cancelled after a winner was known
+			state = st.Warn.Render(g.Cancelled+" "+word+" ") + st.Winner.Render(g.Winner+" "+r.Winner)
+		case word == records.WordCancelled:
+			state = st.Warn.Render(g.Cancelled + " " + word)
+		case word == records.WordStopped:
+			state = st.Failed.Render(g.Error + " " + word)
 		case r.Winner != "":
 			state = st.Winner.Render(g.Winner + " " + r.Winner)
 		default:

@@ -55,19 +55,39 @@ func Summarize(ri *snap.RunInfo) Summary {
 	return e
 }
 
-// StateWord is a run's state for people: done (finished), cancelled,
-// stopped (it could not run every hypothesis), running or interrupted, with ", stale" and ", frozen" added.
+// The run-state words every front end uses (shadow log, shadow show,
+// shadow_log, the TUI's timeline): one word per state, written once here.
+const (
+	WordDone        = "done"        // finished: every hypothesis ran
+	WordCancelled   = "cancelled"   // interrupted by Ctrl-C or SIGTERM, report written
+	WordStopped     = "stopped"     // it could not run every hypothesis (every remote node failed)
+	WordRunning     = "running"     // its recorder is alive
+	WordInterrupted = "interrupted" // its recorder died before the report (killed, crashed, rebooted)
+)
+
+// RunWord is a run's state in one word: state is the record's
+// (snap.StateFinished, StateRunning, StateInterrupted), cancelled and
+// stopped the report's (Cancelled, an Error).
+func RunWord(state string, cancelled, stopped bool) string {
+	switch {
+	case state == snap.StateRunning:
+		return WordRunning
+	case state == snap.StateInterrupted:
+		return WordInterrupted
+	case stopped:
+		return WordStopped
+	case cancelled:
+		return WordCancelled
+	case state == snap.StateFinished:
+		return WordDone
+	}
+	return state
+}
+
+// StateWord is a run's state for people: RunWord's, with ", stale" and
+// ", frozen" added.
 func (e Summary) StateWord() string {
-	s := e.State
-	if s == snap.StateFinished {
-		s = "done"
-	}
-	if e.Cancelled {
-		s = "cancelled"
-	}
-	if e.Error != "" {
-		s = "stopped"
-	}
+	s := RunWord(e.State, e.Cancelled, e.Error != "")
 	if e.Stale {
 		s += ", stale"
 	}

@@ -25,3 +25,24 @@ func TestSummaryOfAStoppedRun(t *testing.T) {
 		t.Errorf("StateWord of a finished run = %q, want done", got)
 	}
 }
+
+// TestRunWordIsTheOneStateWord: every front end's run-state word (shadow
+// log, shadow_log, the TUI's timeline) comes from RunWord.
+func TestRunWordIsTheOneStateWord(t *testing.T) {
+	for _, c := range []struct {
+		state              string
+		cancelled, stopped bool
+		want               string
+	}{
+		{snap.StateFinished, false, false, WordDone},
+		{snap.StateFinished, true, false, WordCancelled},
+		{snap.StateFinished, false, true, WordStopped},
+		{snap.StateFinished, true, true, WordStopped},
+		{snap.StateRunning, false, false, WordRunning},
+		{snap.StateInterrupted, false, false, WordInterrupted},
+	} {
+		if got := RunWord(c.state, c.cancelled, c.stopped); got != c.want {
+			t.Errorf("RunWord(%s, cancelled %v, stopped %v) = %q, want %q", c.state, c.cancelled, c.stopped, got, c.want)
+		}
+	}
+}
