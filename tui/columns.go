@@ -189,6 +189,21 @@ func (c colView) outputRows(w, room int) []string {
 	if room <= 0 || w <= 0 {
 		return nil
 	}
+	// A finished hypothesis's reason (engine's one line: the first error
+	// its output names) comes first, at most a third of the room.
+	if r := c.h.result; r != nil && r.Reason != nil && room >= 3 {
+		why := wrapStyled(*r.Reason, w, c.st.Failed.Render)
+		why = why[:min(len(why), max(room/3, 1))]
+		return append(why, c.outputRowsBelow(w, room-len(why))...)
+	}
+	return c.outputRowsBelow(w, room)
+}
+
+// outputRowsBelow is outputRows without the reason.
+func (c colView) outputRowsBelow(w, room int) []string {
+	if room <= 0 {
+		return nil
+	}
 	recent := c.h.out.last(ringCap)
 	fail := c.h.out.failures(ringCap)
 	keyRoom := room
