@@ -9,8 +9,9 @@ import (
 
 	"github.com/shadow-dev/shadow/internal/cli"
 	"github.com/shadow-dev/shadow/internal/quietterm"
-	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
-	"github.com/shadow-dev/shadow/internal/sandbox/remote"
+	"github.com/shadow-dev/shadow/internal/sandbox/entry"
+	_ "github.com/shadow-dev/shadow/internal/sandbox/reaper" // registers the process helper
+	_ "github.com/shadow-dev/shadow/internal/sandbox/remote" // registers the node side
 	"github.com/shadow-dev/shadow/overlay"
 )
 
@@ -21,16 +22,15 @@ func main() {
 	// TERM was hidden while packages were initialised (see quietterm): put
 	// it back before any entry point runs or starts a command.
 	quietterm.Restore()
-	// The sandbox init is this binary re-executed inside the namespaces: it
-	// must be dispatched before any flag parsing or output.
-	overlay.MaybeInit()
-	// So is the process helper, which runs each copy-mode and in-place
-	// command and ends every process it leaves.
-	reaper.MaybeHelper()
+	// The hidden entry points are one table (internal/sandbox/entry). The
+	// per-hypothesis ones, the sandbox init inside the namespaces and the
+	// process helper of copy and in-place modes, took this process over
+	// in their packages' init already, before the heavy packages'; the
+	// others are dispatched here, before any flag parsing or output.
 	// Descriptors inherited from the caller must reach no command (issue 10).
 	overlay.CloseInheritedFDs()
 	// The node side of --remote, started over ssh by another shadow.
-	remote.MaybeNode()
+	entry.Dispatch()
 	os.Exit(dispatch(os.Args[1:]))
 }
 

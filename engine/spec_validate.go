@@ -121,8 +121,18 @@ func (s *Spec) validateSettings() error {
 	if s.Jobs < 0 {
 		return fail("jobs", "must be 0 (one per CPU) or more, got %d", s.Jobs)
 	}
-	if s.Net != "" && s.Net != "host" && s.Net != "isolated" {
-		return fail("net", "must be host or isolated, got %q", s.Net)
+	if s.Net != "" && s.Net != "host" && s.Net != "isolated" && s.Net != "private" {
+		return fail("net", "must be private, isolated or host, got %q", s.Net)
+	}
+	for _, p := range s.HostPorts {
+		if p < 1 || p > 65535 {
+			return fail("host_ports", "must be TCP ports (1-65535), got %d", p)
+		}
+	}
+	if s.Memory != "" {
+		if n, err := ParseSize(s.Memory); err != nil || n <= 0 {
+			return fail("memory", "must be a size like 2G, got %q", s.Memory)
+		}
 	}
 	if s.Tmp != "" && s.Tmp != "shared" && s.Tmp != "private" {
 		return fail("tmp", "must be shared or private, got %q", s.Tmp)

@@ -23,7 +23,12 @@ type Spec struct {
 	Env        map[string]string `json:"env,omitempty"`
 	Net        string            `json:"net,omitempty"`
 	Tmp        string            `json:"tmp,omitempty"`
-	JUnit      string            `json:"junit,omitempty"`
+	// HostPorts: host localhost TCP ports every hypothesis reaches at its
+	// own 127.0.0.1 (--host-port); Memory: each hypothesis's memory cap,
+	// a size like "2G" (--memory).
+	HostPorts []int  `json:"host_ports,omitempty"`
+	Memory    string `json:"memory,omitempty"`
+	JUnit     string `json:"junit,omitempty"`
 	// Writable are directories outside the workspace the command may
 	// write, each overlaid per hypothesis and thrown away (--writable).
 	Writable []string `json:"writable,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,6 +28,12 @@ type Sandbox struct {
 	options []string // overlay option sets to try, best first
 	masks   []string // shadow's directories, hidden from every command
 	ram     int64    // --upper ram: each job's tmpfs cap in bytes; 0 = disk
+	// Network and resources (guard_linux.go, net_linux.go, limits_linux.go).
+	hostPorts []int
+	limits    Limits
+	proxyOnce sync.Once
+	outbound  *outboundProxy
+	noProxy   bool
 	// writable are --writable paths, overlaid per job (seal_linux.go).
 	writable []string
 }
@@ -166,7 +173,17 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		defer ram.Close()
 		cfg.RAM, cfg.Root = s.ram, dir
 	}
-	st, err := startInit(ctx, cfg, env, job.Output, ram.childEnd()...)
+	// The network namespace's listeners and the resource limits
+	// (guard_linux.go).
+	g, err := s.guard(job, &cfg, configFD+2+len(ram.childEnd()))
+	if err != nil {
+		return out, err
+	}
+	defer g.release()
+	st, err := startInitHook(ctx, cfg, env, job.Output, g.attach, append(ram.childEnd(), g.files()...)...)
+	if st != nil {
+		out.PeakMemoryBytes, out.Limits = g.result(st)
+	}
 	if err != nil {
 		return out, err
 	}
@@ -274,6 +291,15 @@ func writeUpper(workspace, upper string, files []engine.File) error {
 // init's status, or nil when the init was killed (timeout, cancel) before
 // it could report.
 func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writer, extra ...*os.File) (*initStatus, error) {
+	return startInitHook(ctx, cfg, env, output, nil, extra...)
+}
+
+// startInitHook is startInit with started, when not nil, run with the
+// init's pid before the init gets its configuration (so before it starts
+// anything): it moves the init into the job's cgroups. An error from it
+// ends the init unconfigured and is returned.
+func startInitHook(ctx context.Context, cfg initConfig, env []string, output io.Writer, started func(pid int) error, extra ...*os.File) (*initStatus, error) {
+	var startedErr error
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
@@ -290,11 +316,17 @@ func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writ
 		Arg0: initArg0, Env: env, Output: output,
 		Files:    append([]*os.File{cfgR}, extra...), // configFD, (statusFD,) ramFD
 		StatusFD: statusFD,
-		Sys:      sysProcAttr(cfg.Net == "isolated"),
-		Started: func(int) {
+		Sys:      sysProcAttr(newNet(cfg.Net)),
+		Started: func(pid int) {
 			// Our read end closed: should the init die, the write fails
 			// instead of blocking.
 			cfgR.Close()
+			if started != nil {
+				if startedErr = started(pid); startedErr != nil {
+					cfgW.Close() // the init fails on an empty configuration
+					return
+				}
+			}
 			// The configuration can exceed a pipe's buffer (thousands of
 			// deletions): write it while the init reads. A failed write
 			// means the init died, which its missing report says.
@@ -316,6 +348,9 @@ func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writ
 		cfgW.Close()
 		return nil, startError(err)
 	}
+	if startedErr != nil {
+		return nil, startedErr
+	}
 	var st initStatus
 	if ok, err := res.Decode(&st, "sandbox init"); !ok {
 		return nil, err
@@ -334,14 +369,15 @@ func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writ
 // with the mounter's credentials and probes the work dir, which it creates
 // with mode 000, at mount time: without CAP_DAC_OVERRIDE the mount fails with
 // EACCES ("upper fs does not support tmpfile"); FOWNER, CHOWN and FSETID let
-// copy-up keep owners and modes; NET_ADMIN brings lo up for --net isolated;
+// copy-up keep owners and modes; NET_ADMIN brings lo up in the hypothesis's
+// own network namespace (every --net but host);
 // SETPCAP lets it empty the bounding set before the command starts.
-func sysProcAttr(isolatedNet bool) *syscall.SysProcAttr {
+func sysProcAttr(ownNet bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
 		Pdeathsig:  syscall.SIGKILL,
 	}
-	if isolatedNet {
+	if ownNet {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	if uid := os.Geteuid(); uid != 0 {

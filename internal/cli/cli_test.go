@@ -85,7 +85,7 @@ func TestArgumentRefusals(t *testing.T) {
 		{[]string{"--", "spec.json", "--", "pytest"}, `no SPEC before the --: "spec.json"`},
 		{[]string{"--json", "--events", "spec.json", "--", "true"}, "--json and --events are exclusive"},
 		{[]string{"--mode", "fast", "spec.json", "--", "true"}, `--mode "fast": want auto, overlay, copy or inplace`},
-		{[]string{"--net", "lan", "spec.json", "--", "true"}, `--net "lan": want host or isolated`},
+		{[]string{"--net", "lan", "spec.json", "--", "true"}, `--net "lan": want private, isolated or host`},
 		{[]string{"--tmp", "ram", "spec.json", "--", "true"}, `--tmp "ram"`},
 		{[]string{"--upper", "tmpfs", "spec.json", "--", "true"}, `--upper "tmpfs": want disk or ram`},
 		{[]string{"--upper-size", "lots", "spec.json", "--", "true"}, `--upper-size "lots"`},

@@ -32,6 +32,12 @@ type Options struct {
 	// Writable are --writable paths (absolute, or relative to Cwd), over
 	// the spec's "writable": overlay mode overlays each per hypothesis.
 	Writable []string
+	// HostPorts are --host-port ports (over the spec's "host_ports"): host
+	// localhost TCP ports a hypothesis reaches at its own 127.0.0.1 under
+	// --net private. Memory is --memory (over the spec's "memory"): each
+	// hypothesis's memory cap in bytes, 0 for none (netlimits.go).
+	HostPorts []int
+	Memory    int64
 	// Upper is where overlay mode's upper dirs live (--upper): "" or disk
 	// under the state dir, ram a tmpfs per hypothesis capped at UpperSize
 	// bytes (--upper-size; 0 = overlay.DefaultRAMSize, a quarter of RAM).
@@ -117,15 +123,19 @@ type Net string
 const (
 	NetHost     Net = "host"
 	NetIsolated Net = "isolated"
+	// NetPrivate is overlay mode's default: a network namespace per
+	// hypothesis with its own loopback, HTTP(S) out through shadow's
+	// proxy, --host-port ports forwarded.
+	NetPrivate Net = "private"
 )
 
 // ParseNet validates a --net value; "" is "not given".
 func ParseNet(s string) (Net, error) {
 	switch n := Net(s); n {
-	case "", NetHost, NetIsolated:
+	case "", NetHost, NetIsolated, NetPrivate:
 		return n, nil
 	}
-	return "", errors.New("want host or isolated")
+	return "", errors.New("want private, isolated or host")
 }
 
 // Tmp is the command's /tmp (--tmp).

@@ -126,6 +126,9 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	if o.Writable, err = writablePaths(o, spec, ws, ShadowDirs(store)); err != nil {
 		return nil, err
 	}
+	if err := netLimits(&o, spec, net); err != nil {
+		return nil, err
+	}
 	mode, err := ParseMode(string(o.Mode))
 	if err != nil {
 		return nil, Usage("--mode %q: %v", o.Mode, err)
@@ -246,9 +249,9 @@ func netTmp(o Options, spec *engine.Spec) (Net, Tmp, error) {
 	if _, err := ParseTmp(string(tmp)); err != nil {
 		return "", "", Usage("--tmp %q: %v", tmp, err)
 	}
-	if net == "" {
-		net = NetHost
-	}
+	// net stays "" when neither says, as tmp does: overlay mode's default
+	// is a private network namespace per hypothesis (overlay/net_linux.go),
+	// copy and in-place modes share the host's.
 	// tmp stays "" when neither says: overlay mode's default is a fresh
 	// tmpfs per hypothesis (the seal, overlay/nsinit/seal_linux.go); copy
 	// mode gives each copy its own TMPDIR and in-place mode shares /tmp.

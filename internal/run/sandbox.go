@@ -15,9 +15,10 @@ import (
 func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engine.Sandbox, error) {
 	sb, err := sandbox.Open(sandbox.Config{
 		Store: store, Workspace: ws, Mode: string(o.Mode), Version: o.Version,
-		Needs: engine.Needs{NetIsolated: net == NetIsolated, PrivateTmp: tmp == TmpPrivate,
+		Needs: engine.Needs{NetIsolated: net == NetIsolated || net == NetPrivate, PrivateTmp: tmp == TmpPrivate,
 			Freeze: o.Freeze, Keep: o.Keep, UpperRAM: o.Upper == UpperRAM},
 		CopySkip: o.CopySkip, UpperSize: o.UpperSize, Lock: true, Notices: o.notices(), Writable: o.Writable,
+		HostPorts: o.HostPorts, Memory: o.Memory, Jobs: o.Jobs,
 	})
 	var r *sandbox.Refusal
 	if errors.As(err, &r) {

@@ -33,6 +33,13 @@ type Config struct {
 	Writable []string
 	// UpperSize, with Needs.UpperRAM, caps each overlay upper dir's tmpfs.
 	UpperSize int64
+	// HostPorts (--host-port) are host localhost TCP ports overlay mode's
+	// private network forwards; Memory (--memory) caps each hypothesis's
+	// memory (overlay mode with a memory cgroup, else refused); Jobs is
+	// how many run at once (the RLIMIT_NPROC share).
+	HostPorts []int
+	Memory    int64
+	Jobs      int
 	// Hide are directories no command may see beyond shadow's own
 	// (ShadowDirs): a node's own binaries.
 	Hide []string
@@ -105,6 +112,9 @@ func Open(c Config) (engine.Sandbox, error) {
 			if c.Needs.UpperRAM {
 				ov.RAM(c.UpperSize)
 			}
+			if err := ov.HostPorts(c.HostPorts...).Limit(overlay.Limits{MemoryBytes: c.Memory, Jobs: c.Jobs}); err != nil {
+				return nil, &Refusal{Msg: err.Error()}
+			}
 			sb = ov
 		case c.Mode == string(engine.ModeOverlay):
 			return nil, &Refusal{Msg: "overlay mode is unavailable", Reason: v.Reason, Fix: v.Fix}
@@ -117,6 +127,9 @@ func Open(c Config) (engine.Sandbox, error) {
 		}
 	default:
 		return nil, &Refusal{Msg: fmt.Sprintf("--mode %s: want auto, overlay, copy or inplace", c.Mode)}
+	}
+	if c.Memory > 0 && sb.Mode() != engine.ModeOverlay {
+		return nil, &Refusal{Msg: fmt.Sprintf("--memory needs overlay mode, and this run would be %s (see shadow probe)", sb.Mode())}
 	}
 	if flag := engine.CapabilitiesOf(sb.Mode()).Refuses(c.Needs); flag != "" {
 		return nil, &Refusal{Msg: fmt.Sprintf("%s needs overlay mode, and this run would be %s (see shadow probe)", flag, sb.Mode())}

@@ -46,7 +46,12 @@ type Config struct {
 	Masks []string `json:"masks,omitempty"`
 	Dir   string   `json:"dir"` // absolute working directory of the command
 	Argv  []string `json:"argv"`
-	Net   string   `json:"net"` // "isolated": bring lo up in the new network namespace
+	// Net: "host" keeps the host's network namespace; anything else is a
+	// new one with lo up, "private" ("", the default) with the listeners
+	// of NetConfig (net_linux.go).
+	Net string `json:"net"`
+	NetConfig
+	LimitConfig
 	// Tmp: "shared" binds the host's /tmp and /var/tmp writable into the
 	// view; anything else gives a fresh size-capped tmpfs on each. /dev/shm
 	// is always a fresh tmpfs (seal_linux.go says why).
@@ -81,4 +86,8 @@ type Status struct {
 	Signal  string `json:"signal,omitempty"`
 	Options string `json:"options,omitempty"` // the overlay option set that mounted
 	Proc    bool   `json:"proc"`              // a fresh /proc was mounted
+	// MaxRSSKiB: the largest peak resident set of any process the init
+	// reaped (getrusage(2) RUSAGE_CHILDREN), for the report's peak memory
+	// where no memory cgroup measures the whole tree.
+	MaxRSSKiB int64 `json:"max_rss_kib,omitempty"`
 }

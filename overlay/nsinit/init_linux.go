@@ -14,20 +14,24 @@ import (
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/quietterm"
+	"github.com/shadow-dev/shadow/internal/sandbox/entry"
 )
 
-// init takes over a process started as the sandbox init before the
-// packages it never uses are initialized (see the package comment).
-func init() { MaybeInit() }
+// point is the sandbox init in shadow's table of hidden entry points. It
+// is Early: registering it from this package's init takes over a process
+// started as the init before the packages it never uses are initialized
+// (see the package comment).
+var point = entry.Point{Name: "the sandbox init (overlay mode, inside the namespaces)", Arg0: Arg0, Early: true, Main: initMain}
+
+func init() { entry.Register(point) }
 
 // MaybeInit runs the sandbox init and exits if this process was started as
-// one; otherwise it returns at once. The package's init function calls it;
-// it is exported for callers that must say where the init dispatches
-// (main, TestMain of packages whose tests re-execute the test binary).
-func MaybeInit() {
-	if len(os.Args) == 0 || os.Args[0] != Arg0 {
-		return
-	}
+// one; otherwise it returns at once. The package's init function does it;
+// it is exported for TestMain of packages whose tests re-execute the test
+// binary.
+func MaybeInit() { entry.Maybe(point) }
+
+func initMain() int {
 	// quietterm's init, which ran before this one, hid TERM (main puts it
 	// back, but the init never gets there): the command must see the
 	// caller's.
@@ -36,7 +40,7 @@ func MaybeInit() {
 	// child inherits the credentials of the thread that forks it
 	// (capabilities(7), prctl(2)): do everything on one thread.
 	runtime.LockOSThread()
-	os.Exit(runInit())
+	return runInit()
 }
 
 func runInit() int {

@@ -175,9 +175,12 @@ func setupMounts(cfg *Config) (Status, error) {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err == nil {
 		st.Proc = true
 	}
-	if cfg.Net == "isolated" {
-		if err := loopbackUp(); err != nil {
-			return fail("bring up lo", err)
+	if env, stage, err := setupNet(cfg); err != nil {
+		return fail(stage, err)
+	} else {
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			_ = os.Setenv(k, v) // the command inherits the init's environment
 		}
 	}
 	if st.Proc {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/quietterm"
+	"github.com/shadow-dev/shadow/internal/sandbox/entry"
 )
 
 // helperArg0 is argv[0] of the re-executed binary; MaybeHelper dispatches
@@ -54,21 +55,24 @@ type Status struct {
 	Ending string `json:"ending,omitempty"`
 }
 
-// init takes over a process started as the helper before the packages it
-// never uses are initialized: Go initializes a package as soon as its
-// imports are (the Go 1.21 order), and reaper imports nothing heavy, so
-// each hypothesis does not pay the TUI's highlighter registry or the
-// parsers' regexps (see overlay/nsinit, which does the same).
-func init() { MaybeHelper() }
+// point is the process helper in shadow's table of hidden entry points.
+// It is Early: registering it from this package's init takes over a
+// process started as the helper before the packages it never uses are
+// initialized: Go initializes a package as soon as its imports are (the
+// Go 1.21 order), and reaper imports nothing heavy, so each hypothesis
+// does not pay the TUI's highlighter registry or the parsers' regexps
+// (see overlay/nsinit, which does the same).
+var point = entry.Point{Name: "the process helper (copy and in-place modes)", Arg0: helperArg0, Early: true, Main: helperMain}
+
+func init() { entry.Register(point) }
 
 // MaybeHelper runs the helper and exits if this process was started as
-// one; otherwise it returns at once. main (and TestMain of packages whose
-// tests run copy-mode or in-place sandboxes) must call it before anything
-// else.
-func MaybeHelper() {
-	if len(os.Args) == 0 || os.Args[0] != helperArg0 {
-		return
-	}
+// one; otherwise it returns at once. The package's init function does it;
+// it is exported for TestMain of packages whose tests run copy-mode or
+// in-place sandboxes.
+func MaybeHelper() { entry.Maybe(point) }
+
+func helperMain() int {
 	// quietterm's init, which ran before this one, hid TERM (main puts it
 	// back, but the helper never gets there): the command must see the
 	// caller's.
@@ -76,7 +80,7 @@ func MaybeHelper() {
 	// PR_SET_PDEATHSIG of the command fires when the thread that forked
 	// it exits (prctl(2)): keep every step on this one thread.
 	runtime.LockOSThread()
-	os.Exit(runHelper())
+	return runHelper()
 }
 
 func runHelper() int {
