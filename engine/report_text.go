@@ -12,7 +12,7 @@ import (
 // per hypothesis in rank order, the winner and its diff, then the output
 // tail of each hypothesis that did not pass.
 func WriteText(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "$ %s   (%d hypothesis(es), %s mode, on %s)\n", shellJoin(r.Command), len(r.Hypotheses), r.Mode, shortPath(r.Workspace))
+	fmt.Fprintf(w, "$ %s   (%d hypothesis(es), %s mode%s, on %s)\n", shellJoin(r.Command), len(r.Hypotheses), r.Mode, sealNote(r.Seal), shortPath(r.Workspace))
 	if len(r.BaselineFlaky) > 0 {
 		fmt.Fprintf(w, "the baseline is flaky: %s changed outcome across its runs; they count as neither fixed nor broken\n", listShort(r.BaselineFlaky, 5))
 	}

@@ -196,6 +196,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	rep.StalePaths = stale.Stop(orig)
 	rep.Stale = len(rep.StalePaths) > 0
 	rep.Hypotheses = results
+	rep.Seal = commonSeal(results)
 	if w := Leader(results); w != nil && (cfg.Confirm == 0 || w.confirmed) {
 		name := w.Name
 		rep.Winner = &name
@@ -345,6 +346,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		}
 	}
 	r.Node, r.Mode = o.Node, o.Mode
+	r.Seal = o.Seal
 	if r.Mode == "" {
 		r.Mode = string(cfg.Sandbox.Mode())
 	}

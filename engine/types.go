@@ -182,6 +182,9 @@ type Outcome struct {
 	// Mode the sandbox mode it ran in there ("" for the sandbox's Mode()).
 	Node string
 	Mode string
+	// Seal is what sealed the command where the mode has no namespace
+	// (copy, in-place: "landlock abi 7"), or "none: ..." with why.
+	Seal string
 }
 
 // RunHolder is implemented by a sandbox that must hold the workspace for a
@@ -295,6 +298,10 @@ type Result struct {
 	// read it; Limits: what the sandbox enforced.
 	PeakMemoryBytes *int64     `json:"peak_memory_bytes"`
 	Limits          *HypLimits `json:"limits"`
+	// Seal: what sealed the command in copy and in-place modes ("landlock
+	// abi 7"; "none: guards against accidents only (why)"); absent in
+	// overlay mode, whose namespaces are the seal.
+	Seal string `json:"seal,omitempty"`
 
 	// Per-test outcomes, used for fixed/broken; not part of the JSON.
 	passedTests map[string]bool
@@ -358,6 +365,10 @@ type Report struct {
 	// CopyMS and CopyBytes: what making the copies cost (copy mode only).
 	CopyMS    *int64 `json:"copy_ms"`
 	CopyBytes *int64 `json:"copy_bytes"`
+	// Seal: what sealed the commands of a copy or in-place run (the
+	// hypotheses' common seal: "landlock abi 7", or "none: ..." and why);
+	// "mode" stays "copy" or "inplace", so readers comparing it keep working.
+	Seal string `json:"seal,omitempty"`
 	// Sync: the mirror sync to each remote node (--remote only).
 	Sync []NodeSync `json:"sync,omitempty"`
 	// CPUs and Load describe the machine the run was planned on, so a slow

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/fsutil"
+	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
 	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
 )
 
@@ -32,12 +33,29 @@ type Options struct {
 	// Grace is how long the command's processes get between SIGTERM and
 	// SIGKILL on timeout or cancel (default 2s).
 	Grace time.Duration
+	// RequireSeal (--require-seal): refuse to run a command Landlock
+	// cannot seal. NoSeal turns the seal off (tests of the unsealed mode).
+	RequireSeal, NoSeal bool
+	// Writable (--writable) are directories the sealed command may also
+	// write: in copy mode the real ones, there is no overlay to throw the
+	// writes away. HostPorts (--host-port) are the TCP ports a sealed
+	// command may still bind and connect to under --net isolated.
+	Writable  []string
+	HostPorts []int
+	// CacheDir holds each copy slot's private caches (GOCACHE,
+	// XDG_CACHE_HOME, npm's) for sealed commands, kept across runs; ""
+	// gives each job fresh ones inside its copy.
+	CacheDir string
 }
 
 // Sandbox runs each job in its own copy of the workspace. Make one with New.
 type Sandbox struct {
 	base string
 	opts Options
+
+	// abi is the Landlock ABI the kernel offers (0: none, why says why).
+	abi int
+	why string
 
 	mu     sync.Mutex
 	copyNS int64
@@ -50,7 +68,8 @@ func New(base string, opts Options) *Sandbox {
 	if opts.Grace <= 0 {
 		opts.Grace = 2 * time.Second
 	}
-	return &Sandbox{base: base, opts: opts}
+	abi, why := landlock.Status()
+	return &Sandbox{base: base, opts: opts, abi: abi, why: why}
 }
 
 func (s *Sandbox) Mode() engine.Mode { return engine.ModeCopy }
@@ -68,8 +87,9 @@ func (s *Sandbox) CopyCost() (ms, bytes int64) {
 // Run implements engine.Sandbox.
 func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	out := engine.Outcome{ExitCode: -1}
-	if job.Net == "isolated" {
-		return out, errors.New("copy mode cannot isolate the network (it creates no namespaces): drop --net isolated, or run where `shadow probe` finds overlay mode")
+	netIsolated := job.Net == "isolated"
+	if netIsolated && (s.opts.NoSeal || s.abi < 4) {
+		return out, errors.New("copy mode isolates the network only with Landlock ABI 4 or later (TCP bind and connect refused), and this kernel offers none: drop --net isolated, or run where `shadow probe` finds overlay mode")
 	}
 	if err := checkOutside(s.base, job.Workspace); err != nil {
 		return out, err
@@ -127,11 +147,19 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		}
 		env = setEnv(env, "TMPDIR", tmp)
 	}
+	var ports []uint16
+	for _, p := range s.opts.HostPorts {
+		ports = append(ports, uint16(p))
+	}
+	seal, env, err := s.sealed(dir, tree, env, netIsolated, ports)
+	if err != nil {
+		return out, fmt.Errorf("prepare the seal of %s: %w", dir, err)
+	}
 	argv := make([]string, len(job.Command))
 	for i, a := range job.Command {
 		argv[i] = rebaseArg(a, job.Workspace, tree)
 	}
-	st, err := reaper.Run(ctx, reaper.Command{Argv: argv, Dir: cwd, Env: env, Output: job.Output, Grace: s.opts.Grace}, func(h reaper.ProcID) {
+	st, err := reaper.Run(ctx, reaper.Command{Argv: argv, Dir: cwd, Env: env, Output: job.Output, Grace: s.opts.Grace, Seal: seal}, func(h reaper.ProcID) {
 		own.Helper = &h
 		_ = own.write(dir)
 	})
@@ -140,6 +168,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	}
 	if st != nil {
 		out.ExitCode, out.Signal = st.Exit, st.Signal
+		out.Seal = sealLine(st.Seal, st.SealWhy)
 		if st.Ended > 0 && st.Ending == "" {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("copy mode: the command left %d process(es) running (a daemon, setsid or double fork); they were ended", st.Ended))
 		}

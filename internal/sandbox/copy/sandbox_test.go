@@ -267,14 +267,16 @@ func contains(list []string, s string) bool {
 func TestCopiesAreSeparate(t *testing.T) {
 	ws, _ := fixture(t)
 	base := filepath.Join(t.TempDir(), "copies")
-	sb := New(base, Options{})
+	// Each command notes when it starts and when it ends, outside the
+	// copies (a --writable directory, as the seal allows): overlap is read
+	// from that order, not from wall time.
+	logDir := t.TempDir()
+	log := filepath.Join(logDir, "order")
+	sb := New(base, Options{Writable: []string{logDir}})
 	var wg sync.WaitGroup
 	outs := make([]syncBuf, 3)
 	errs := make([]error, 3)
 	codes := make([]int, 3)
-	// Each command notes when it starts and when it ends, outside the
-	// copies: overlap is read from that order, not from wall time.
-	log := filepath.Join(t.TempDir(), "order")
 	for i := range outs {
 		wg.Add(1)
 		go func(i int) {
@@ -531,8 +533,8 @@ func TestRefusals(t *testing.T) {
 	}
 	j := job(ws, &out, "true")
 	j.Net = "isolated"
-	if _, err := New(t.TempDir(), Options{}).Run(context.Background(), j); err == nil {
-		t.Error("--net isolated was accepted")
+	if _, err := New(t.TempDir(), Options{NoSeal: true}).Run(context.Background(), j); err == nil {
+		t.Error("--net isolated was accepted without Landlock")
 	}
 	j = job(ws, &out, "true")
 	j.Command = []string{"no-such-command-anywhere"}

@@ -15,6 +15,8 @@ import (
 	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/quietterm"
 	"github.com/shadow-dev/shadow/internal/sandbox/entry"
+	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
+	"github.com/shadow-dev/shadow/internal/sandbox/reexec"
 )
 
 // helperArg0 is argv[0] of the re-executed binary; MaybeHelper dispatches
@@ -38,6 +40,9 @@ type helperConfig struct {
 	Dir    string        `json:"dir"`    // the command's working directory
 	Parent int           `json:"parent"` // shadow's pid: gone means shadow died
 	Grace  time.Duration `json:"grace"`  // SIGTERM to SIGKILL
+	// Seal, when set, is the Landlock policy the command starts under
+	// (copy and in-place modes; see package landlock).
+	Seal *landlock.Policy `json:"seal,omitempty"`
 }
 
 // Status is what the helper reports on fd 3 before it exits.
@@ -53,6 +58,11 @@ type Status struct {
 	// Ending says why the helper ended the command: "" (it exited), or
 	// the signal shadow sent (timeout, cancel), or "parent died".
 	Ending string `json:"ending,omitempty"`
+	// Seal is what sealed the command ("landlock abi 7"), "" when it ran
+	// unsealed; SealWhy then says why (no Landlock here, and what would
+	// give it).
+	Seal    string `json:"seal,omitempty"`
+	SealWhy string `json:"seal_why,omitempty"`
 }
 
 // point is the process helper in shadow's table of hidden entry points.
@@ -136,8 +146,33 @@ func runHelper() int {
 		report(Status{Stage: "start command", Error: err.Error()})
 		return 125
 	}
-	pid, err := syscall.ForkExec(argv0, cfg.Argv, &syscall.ProcAttr{
-		Dir: cfg.Dir, Env: os.Environ(),
+	// The seal is applied by a stage between this fork and the command's
+	// exec (package landlock): the helper stays outside the command's
+	// Landlock domain, so the command can neither signal nor ptrace it.
+	path, argv, env := argv0, cfg.Argv, os.Environ()
+	var seal Status
+	if cfg.Seal != nil {
+		abi, why := landlock.Status()
+		switch {
+		case abi > 0:
+			self, err := reexec.Self()
+			if err == nil {
+				path, argv, env, err = landlock.Stage(self, *cfg.Seal, argv0, cfg.Argv, env)
+			}
+			if err != nil {
+				report(Status{Stage: "seal", Error: err.Error()})
+				return 125
+			}
+			seal.Seal = landlock.Seal(abi)
+		case cfg.Seal.Required:
+			report(Status{Stage: "seal", Error: "--require-seal: no Landlock here: " + why})
+			return 125
+		default:
+			seal.SealWhy = why
+		}
+	}
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Dir: cfg.Dir, Env: env,
 		Files: []uintptr{devnull.Fd(), os.Stdout.Fd(), os.Stderr.Fd()},
 		Sys:   commandAttr(),
 	})
@@ -150,7 +185,7 @@ func runHelper() int {
 		report(Status{Stage: "start command", Error: "start " + cfg.Argv[0] + ": " + err.Error()})
 		return 126
 	}
-	st := Status{Exit: -1}
+	st := Status{Exit: -1, Seal: seal.Seal, SealWhy: seal.SealWhy}
 	parentGone := watchParent(cfg.Parent)
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()

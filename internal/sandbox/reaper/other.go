@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
 )
 
 // The helper needs a Unix process model with a way to list a process's
@@ -15,10 +17,12 @@ import (
 func MaybeHelper() {}
 
 type Status struct {
-	Exit   int
-	Signal string
-	Ended  int
-	Ending string
+	Exit    int
+	Signal  string
+	Ended   int
+	Ending  string
+	Seal    string
+	SealWhy string
 }
 
 type Command struct {
@@ -27,6 +31,7 @@ type Command struct {
 	Env    []string
 	Output io.Writer
 	Grace  time.Duration
+	Seal   *landlock.Policy
 }
 
 type ProcID struct {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
 	"github.com/shadow-dev/shadow/internal/sandbox/reexec"
 )
 
@@ -33,6 +34,9 @@ type Command struct {
 	// Grace is how long its processes get between SIGTERM and SIGKILL on
 	// timeout or cancel (default 2s).
 	Grace time.Duration
+	// Seal, when set, seals the command with Landlock where the kernel
+	// offers it (Status.Seal says what was enforced).
+	Seal *landlock.Policy
 }
 
 // Run runs c under the helper (this binary re-executed, see MaybeHelper)
@@ -57,7 +61,7 @@ func Run(ctx context.Context, c Command, onStart func(ProcID)) (*Status, error) 
 	if c.Grace <= 0 {
 		c.Grace = 2 * time.Second
 	}
-	cfg := helperConfig{Argv: c.Argv, Dir: c.Dir, Parent: os.Getpid(), Grace: c.Grace}
+	cfg := helperConfig{Argv: c.Argv, Dir: c.Dir, Parent: os.Getpid(), Grace: c.Grace, Seal: c.Seal}
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err

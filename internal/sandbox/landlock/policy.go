@@ -1,0 +1,58 @@
+package landlock
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Policy is what a sealed command may do besides reading and executing
+// anything. It travels to the stage as JSON.
+type Policy struct {
+	// Write are the directories (and files) the command may create,
+	// change, rename (across them too: the refer right) and remove
+	// beneath. Each must exist.
+	Write []string `json:"write"`
+	// Devices are device files it may open for writing (/dev/null...),
+	// skipped where missing. Not their ioctls: TIOCSTI into a terminal
+	// stays refused (ABI ≥ 5).
+	Devices []string `json:"devices,omitempty"`
+	// Net restricts TCP (and UDP from ABI 10) bind and connect to Ports:
+	// --net isolated. Landlock rules name ports, not addresses, so a
+	// port allowed here is allowed on every address.
+	Net   bool     `json:"net,omitempty"`
+	Ports []uint16 `json:"ports,omitempty"`
+	// Required: without Landlock the stage refuses to start the command
+	// (--require-seal) instead of running it unsealed.
+	Required bool `json:"required,omitempty"`
+}
+
+// DefaultDevices are the device files any build or test writes to.
+var DefaultDevices = []string{"/dev/null", "/dev/zero", "/dev/full"}
+
+// Seal names what an enforced ABI gives, as the report says it
+// ("landlock abi 7"); "" for none.
+func Seal(abi int) string {
+	if abi <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("landlock abi %d", abi)
+}
+
+// What lists, for people, what a policy enforced at abi seals: the
+// report's and the probe's sentence.
+func What(abi int, net bool) string {
+	if abi <= 0 {
+		return ""
+	}
+	parts := []string{"writes only its own copy, private TMPDIR and caches", "no ptrace of shadow"}
+	if abi >= 6 {
+		parts = append(parts, "no signals or abstract unix sockets outside its domain")
+	}
+	if net && abi >= 4 {
+		parts = append(parts, "no TCP but allowed ports")
+	}
+	if abi >= 9 {
+		parts = append(parts, "no pathname unix sockets outside")
+	}
+	return strings.Join(parts, ", ")
+}
