@@ -106,7 +106,11 @@ func TestSchemaValidatesEveryFieldSpec(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s\n%s", code, out, stderr)
 	}
 
-	spec := map[string]any{
+	outside := t.TempDir() // for "writable": a directory outside the workspace
+	// A value for every field a spec may have; a field the code has that
+	// this list lacks fails the test (booleans default off), so a new one
+	// is exercised here too.
+	values := map[string]any{
 		"hypotheses": []any{
 			map[string]any{"name": "baseline"},
 			map[string]any{"name": "file", "edits": []any{map[string]any{"path": "v.txt", "file": "good.txt", "mode": "0644"}}},
@@ -119,25 +123,31 @@ func TestSchemaValidatesEveryFieldSpec(t *testing.T) {
 		"env":              map[string]string{"SHADOW_DOCS_TEST": "1"},
 		"net":              "isolated",
 		"tmp":              "private",
+		"host_ports":       []int{1},
+		"memory":           "1G",
 		"junit":            "build/junit.xml",
+		"writable":         []string{outside},
 		"test_paths":       []string{"checks/**"},
 		"allow_test_edits": false,
+		"allow_suspicious": false,
+		"no_cross":         false,
 		"confirm":          1,
-		"remote":           []any{map[string]any{"node": "local", "jobs": 2}},
 		"common":           map[string]any{"edits": []any{map[string]any{"path": "checks/repro.txt", "content": "repro\n"}}, "delete": []string{"checks/keep.txt"}, "patch": ""},
+		// "remote" runs in a spec of its own below: the local node.
 	}
-	// A field the code gained since: booleans default off; anything else
-	// must be added above, so the run below exercises it.
+	if _, ok := jsonFields(reflect.TypeOf(engine.Spec{}))["host_ports"]; ok {
+		values["net"] = "private" // host ports reach a hypothesis's own network only
+	}
+	spec := map[string]any{}
 	var missing []string
 	for name, ft := range jsonFields(reflect.TypeOf(engine.Spec{})) {
-		if _, ok := spec[name]; ok {
-			continue
-		}
-		if ft.Kind() == reflect.Bool {
+		if v, ok := values[name]; ok {
+			spec[name] = v
+		} else if ft.Kind() == reflect.Bool {
 			spec[name] = false
-			continue
+		} else if name != "remote" {
+			missing = append(missing, name)
 		}
-		missing = append(missing, name)
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
@@ -156,9 +166,8 @@ func TestSchemaValidatesEveryFieldSpec(t *testing.T) {
 	if err := validateJSON(report, []byte(out)); err != nil {
 		t.Errorf("the every-field run's report does not match docs/schema/report.v1.json: %v\n%.2000s", err, out)
 	}
-	r := e.report(out)
-	if r.Mode != "remote" || len(r.Hypotheses) != 4 {
-		t.Errorf("every-field run: mode %q, %d hypotheses (want remote, 4)", r.Mode, len(r.Hypotheses))
+	if r := e.report(out); len(r.Hypotheses) != 4 {
+		t.Errorf("every-field run: %d hypotheses, want 4", len(r.Hypotheses))
 	}
 
 	out, stderr, code = e.shadow("--headless", "--events", "-C", e.ws, specPath)
@@ -167,5 +176,26 @@ func TestSchemaValidatesEveryFieldSpec(t *testing.T) {
 	}
 	if kinds := validateEvents(t, events, out); kinds[engine.KindRunFinished] != 1 {
 		t.Errorf("--events: %d run_finished events, want 1", kinds[engine.KindRunFinished])
+	}
+
+	// "remote", on the local node: the report of a remote run.
+	remoteSpec := e.spec(map[string]any{
+		"hypotheses": values["hypotheses"].([]any)[:2],
+		"command":    []string{"sh", "-c", checkScript},
+		"remote":     []any{map[string]any{"node": "local", "jobs": 2}},
+	})
+	data, _ = os.ReadFile(remoteSpec)
+	if err := validateJSON(specSch, data); err != nil {
+		t.Fatalf("docs/schema/spec.v1.json refuses a spec shadow accepts: %v\n%s", err, data)
+	}
+	out, stderr, code = e.shadow("--headless", "--json", "-C", e.ws, remoteSpec)
+	if code != 0 && code != 1 {
+		t.Fatalf("remote run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if err := validateJSON(report, []byte(out)); err != nil {
+		t.Errorf("the remote run's report does not match docs/schema/report.v1.json: %v\n%.2000s", err, out)
+	}
+	if r := e.report(out); r.Mode != "remote" || len(r.Hypotheses) != 2 {
+		t.Errorf("remote run: mode %q, %d hypotheses (want remote, 2)", r.Mode, len(r.Hypotheses))
 	}
 }
