@@ -63,6 +63,10 @@ func runInit() int {
 		report(Status{Stage: "config", Error: err.Error()})
 		return 125
 	}
+	if stage, err := applyLimits(cfg.LimitConfig); err != nil {
+		report(Status{Stage: stage, Error: err.Error(), Errno: ErrnoName(err)})
+		return 125
+	}
 	st, err := setupMounts(&cfg)
 	if err != nil {
 		report(st)
@@ -95,6 +99,7 @@ func runInit() int {
 		return 125
 	}
 	st.Exit, st.Signal = exit, sig
+	st.MaxRSSKiB = childrenMaxRSS()
 	report(st)
 	if sig != "" {
 		return 128
