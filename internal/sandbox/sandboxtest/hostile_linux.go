@@ -32,6 +32,7 @@ func runHostile(t *testing.T, s *suite) {
 	t.Run("CallersTmux", s.callersTmux)
 	t.Run("TIOCSTI", s.tiocsti)
 	t.Run("GitWorktree", s.gitWorktree)
+	runSeal(t, s) // seal_linux.go: $HOME, /tmp and the system outside the workspace
 }
 
 // checkClean fails if the checkout or the state dir changed.
