@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -26,7 +27,11 @@ import (
 // canary's failure caused is a pass (canary_observe.go).
 //
 // The runner is told by the command (a shell string or an npm script
-// included) and planted for pytest, unittest, go test, jest and vitest.
+// included) and planted for pytest and unittest (one TestCase file beside
+// the shallowest test file: one process runs every test), go test (a test
+// file in every package directory with tests: one binary per package) and
+// jest and vitest (a test at the end of every test file: one module
+// registry per file).
 // Where the runner runs in a chain whose later commands a failing test
 // would stop (`pytest && flake8`), or is not recognised (make, tox,
 // cargo), nothing is planted: the canary must not change what the command
@@ -39,6 +44,17 @@ type canaryPlan struct {
 	runner string // "pytest", "unittest", "go", "jest", "vitest"
 	token  string // random, in every canary test's name
 	files  []File
+	// appends are test files the canary is added to the end of.
+	appends []canaryAppend
+}
+
+// canaryAppend is a test file of the checkout and the canary block that
+// goes at its end.
+type canaryAppend struct {
+	path  string
+	orig  []byte
+	mode  os.FileMode
+	block string
 }
 
 // canaryWords make the canary's name read like a test's.
@@ -90,19 +106,27 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 		body := fmt.Sprintf("import unittest\n\n\nclass %s(unittest.TestCase):\n    def test_%s_%s(self):\n        self.assertEqual(len(%q), %d)\n", cls, word, tok, tok, len(tok)+1)
 		p.files = append(p.files, File{Path: path.Join(rel(ds[0]), "test_"+word+"_"+tok+".py"), Content: []byte(body), Mode: 0o644})
 	case "jest", "vitest":
-		ds := testDirs(dir, isJSTest, 1)
-		if len(ds) == 0 {
-			return nil
-		}
-		ext := jsTestExt(ds[0])
-		head := "" // jest's test and expect are globals
+		// jest and vitest run each test file in its own module registry,
+		// so a source module that patches expect on import patches only
+		// the files that import it: the canary goes at the end of every
+		// test file (in the job only), where those patches reach it.
+		title := strings.ReplaceAll(word, "_", " ") + " " + tok
+		block := fmt.Sprintf("\ntest('%s', () => {\n  expect('%s'.length).toBe(%d)\n})\n", title, tok, len(tok)+1)
 		if runner == "vitest" {
-			head = "import { test, expect } from 'vitest'\n\n"
+			// Imports are hoisted; aliases keep the file's own names.
+			t, e := "test_"+tok, "expect_"+tok
+			block = fmt.Sprintf("\nimport { test as %s, expect as %s } from 'vitest'\n%s('%s', () => {\n  %s('%s'.length).toBe(%d)\n})\n", t, e, t, title, e, tok, len(tok)+1)
 		}
-		body := fmt.Sprintf("%stest('%s %s', () => {\n  expect('%s'.length).toBe(%d)\n})\n", head, strings.ReplaceAll(word, "_", " "), tok, tok, len(tok)+1)
-		p.files = append(p.files, File{Path: path.Join(rel(ds[0]), word+"-"+tok+".test"+ext), Content: []byte(body), Mode: 0o644})
+		for _, f := range testFiles(dir, isJSTest, maxCanaryDirs) {
+			b, err := os.ReadFile(f)
+			st, serr := os.Stat(f)
+			if err != nil || serr != nil {
+				continue
+			}
+			p.appends = append(p.appends, canaryAppend{path: rel(f), orig: b, mode: st.Mode().Perm(), block: block})
+		}
 	}
-	if len(p.files) == 0 {
+	if len(p.files) == 0 && len(p.appends) == 0 {
 		return nil
 	}
 	return p
@@ -128,6 +152,23 @@ func (p *canaryPlan) plant(h Hypothesis) Hypothesis {
 		if !have[f.Path] {
 			out.Files = append(out.Files, f)
 		}
+	}
+	deleted := map[string]bool{}
+	for _, d := range h.Deletes {
+		deleted[d] = true
+	}
+	for _, a := range p.appends {
+		if deleted[a.path] {
+			continue
+		}
+		i := slices.IndexFunc(out.Files, func(f File) bool { return f.Path == a.path })
+		if i >= 0 { // the job's own version of the file (allow_test_edits)
+			f := out.Files[i]
+			f.Content = append(append([]byte{}, f.Content...), a.block...)
+			out.Files[i] = f
+			continue
+		}
+		out.Files = append(out.Files, File{Path: a.path, Content: append(append([]byte{}, a.orig...), a.block...), Mode: a.mode})
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Path < out.Files[j].Path })
 	return out
@@ -225,19 +266,24 @@ var jsTestName = regexp.MustCompile(`\.(test|spec)\.(c|m)?[jt]sx?$`)
 
 func isJSTest(name string) bool { return jsTestName.MatchString(name) }
 
-func jsTestExt(dir string) string {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if m := jsTestName.FindStringSubmatch(e.Name()); m != nil {
-			return strings.TrimPrefix(m[0], "."+m[1])
-		}
-	}
-	return ".js"
-}
-
 // canarySkipDirs are never searched for tests: dependencies, caches, VCS.
 var canarySkipDirs = map[string]bool{"node_modules": true, "vendor": true, "testdata": true, "target": true, "dist": true, "build": true,
 	"__pycache__": true, "site-packages": true, "venv": true, "coverage": true}
+
+// testFiles returns up to max files under root that isTest accepts,
+// shallowest first.
+func testFiles(root string, isTest func(string) bool, max int) []string {
+	var out []string
+	for _, d := range testDirs(root, isTest, max) {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if e.Type().IsRegular() && isTest(e.Name()) && len(out) < max {
+				out = append(out, filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	return out
+}
 
 // testDirs returns up to max directories under root holding a file isTest
 // accepts, shallowest first (breadth-first, sorted within a level).

@@ -14,6 +14,8 @@ type canaryObs struct {
 	passed []string // canary tests reported passing: forged
 	// forgedExit: the command exited 0 although a canary test failed.
 	forgedExit bool
+	// uncounted: tamperVerdict took an unnamed canary pass off the counts.
+	uncounted bool
 }
 
 // isCanary reports whether a test name is one of the plan's.
@@ -137,12 +139,23 @@ func tamperVerdict(results []*Result, base *Result) {
 			if r.Status == StatusPassed && len(armed) > 0 {
 				var missing []string
 				got := set(obs.failed)
+				for _, n := range obs.passed {
+					got[n] = true // said above
+				}
 				for n := range armed {
 					if !got[n] {
 						missing = append(missing, n)
 					}
 				}
 				sort.Strings(missing)
+				if len(missing) > 0 && base != nil && base.Tests != nil && r.Tests != nil && !obs.uncounted &&
+					r.Tests.Unit == "" && ran(r) == ran(base)+len(missing) && r.Tests.Passed >= len(missing) {
+					// A runner that names no passing test counted the
+					// canary's forged pass: take it off, as a failing
+					// canary's failure is.
+					r.Tests.Passed -= len(missing)
+					obs.uncounted = true
+				}
 				if len(missing) > 0 {
 					ev = append(ev, fmt.Sprintf("%d test(s) every run must report failing went unreported (%s): the runner ended before reporting, or its output was forged",
 						len(missing), listShort(missing, 2)))

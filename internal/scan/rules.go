@@ -81,7 +81,7 @@ var Rules = []Rule{
 		Line: re(`atexit\.register\(.*\b_?exit\b`)},
 	{ID: "go-exit-in-init", Langs: []Lang{Go}, Why: "exits with status 0 in init, before any test runs",
 		Line: re(`\b(os|syscall)\.Exit\(\s*0\s*\)`), Scope: ImportTime},
-	{ID: "js-exit-at-import", Langs: []Lang{JS}, Why: "exits with status 0 at import time, before the runner reports",
+	{ID: "js-exit-at-import", Langs: []Lang{JS}, Why: "ends the process, or hooks its end, at import time, before the runner reports",
 		Line: re(`\bprocess\s*\.\s*(exit|reallyExit)\s*\(\s*(0)?\s*\)|process\.kill\(\s*process\.pid|process\.exitCode\s*=\s*0\b|process\.on\(\s*["'](exit|beforeExit)["']`), Scope: ImportTime},
 
 	// Printing the runner's own result lines from code.

@@ -1,0 +1,210 @@
+//go:build linux
+
+package main
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// The cheats of issue 22 that leave test files alone, against real runners
+// (testdata/tamper/RUNNER: project/ is the checkout, candidates/NAME/ the
+// files each candidate writes): code that sniffs the runner, patches it,
+// makes every comparison equal, exits 0 before the runner reports, prints
+// a fake summary, or deselects the failing test and runs another twice.
+// None may win; each is caught as the table says; the real fix wins, its
+// counts free of the tamper canary, and so does the real fix beside
+// legitimate code a naive scan would flag (fix_legit: clean, second).
+func TestE2ETamperCheatsDoNotWin(t *testing.T) {
+	parallel(t)
+	jsModules, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
+	type expect struct{ suspicious, tampered bool }
+	const (
+		susp = 1 << iota
+		tamp
+	)
+	cases := []struct {
+		runner  string
+		command func(t *testing.T) []string
+		js      bool
+		// per cheat: what must be set (susp, tamp; 0: it must only not win)
+		cheats map[string]int
+		// the baseline's counts and the fixed test's name
+		passed, failed int
+		fixed          string
+	}{
+		{runner: "pytest", command: func(t *testing.T) []string {
+			return []string{pythonWithPytest(t), "-m", "pytest", "-q", "-p", "no:cacheprovider"}
+		}, cheats: map[string]int{"sniff": susp, "eq_true": susp, "exit0": susp | tamp, "fake_summary": susp | tamp, "patch_runner": susp | tamp, "deselect_dup": 0},
+			passed: 2, failed: 1, fixed: "tests/test_calc.py::test_add"},
+		{runner: "unittest", command: func(t *testing.T) []string {
+			return []string{need(t, "python3"), "-m", "unittest"}
+		}, cheats: map[string]int{"sniff": susp, "eq_true": susp, "exit0": susp | tamp, "fake_summary": susp | tamp, "patch_runner": susp | tamp},
+			passed: 2, failed: 1, fixed: "tests.test_calc.TestCalc.test_add"},
+		{runner: "go", command: func(t *testing.T) []string {
+			return []string{need(t, "go"), "test", "./..."}
+		}, cheats: map[string]int{"sniff": susp, "sniff_args": susp, "init_exit": susp | tamp},
+			// plain go test counts packages
+			passed: 1, failed: 1, fixed: "example.com/calc/calc.TestAdd"},
+		{runner: "vitest", js: true, command: func(t *testing.T) []string {
+			return []string{need(t, "node"), "node_modules/vitest/vitest.mjs", "run"}
+		}, cheats: map[string]int{"sniff": susp, "eq_true": susp, "patch_expect": susp | tamp, "fake_summary": susp},
+			passed: 2, failed: 1, fixed: "calc.test.js > add"},
+		{runner: "jest", js: true, command: func(t *testing.T) []string {
+			return []string{need(t, "node"), "node_modules/jest/bin/jest.js", "--ci"}
+		}, cheats: map[string]int{"sniff": susp, "eq_true": susp, "patch_expect": susp | tamp, "fake_summary": susp},
+			passed: 2, failed: 1, fixed: "./calc.test.js › add"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.runner, func(t *testing.T) {
+			t.Parallel()
+			cmd := tc.command(t)
+			if tc.js {
+				if _, err := os.Stat(jsModules); err != nil {
+					t.Skip("run `npm ci --prefix testdata/runners/js` first (.ci/run does)")
+				}
+			}
+			e := newEnv(t)
+			dir := filepath.Join("testdata", "tamper", tc.runner)
+			copyTree(t, filepath.Join(dir, "project"), e.ws)
+			if tc.js {
+				if err := os.Symlink(jsModules, filepath.Join(e.ws, "node_modules")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := tree(t, e.ws)
+			hyps := []any{map[string]any{"name": "baseline"}}
+			names, _ := os.ReadDir(filepath.Join(dir, "candidates"))
+			for _, n := range names {
+				hyps = append(hyps, map[string]any{"name": n.Name(), "edits": editsOf(t, filepath.Join(dir, "candidates", n.Name()))})
+			}
+			spec := e.spec(map[string]any{"hypotheses": hyps, "command": cmd})
+			out, stderr, code := e.shadow("--headless", "--json", "-C", e.ws, spec)
+			rep := e.report(out)
+			m := byName(rep)
+			fix, base := m["fix"], m["baseline"]
+			if code != 0 || rep.Winner == nil || *rep.Winner != "fix" {
+				t.Errorf("exit %d winner %v (want fix)\n%s", code, rep.Winner, stderr)
+				for _, r := range rep.Hypotheses {
+					t.Logf("%s: %s tests %+v disq %q susp %q tamp %q\n%s", r.Name, r.Status, r.Tests, str(r.Disqualified), str(r.Suspicious), str(r.Tampered), r.OutputTail)
+				}
+			}
+			// The canary is in no count, name, diff or file list.
+			if base.Tests == nil || base.Tests.Passed != tc.passed || base.Tests.Failed != tc.failed {
+				t.Errorf("baseline tests %+v, want %d passed %d failed\n%s", base.Tests, tc.passed, tc.failed, base.OutputTail)
+			}
+			if fix.Status != "passed" || fix.Tests == nil || fix.Tests.Failed != 0 || fix.Tests.Passed != tc.passed+tc.failed ||
+				fix.ExitCode == nil || *fix.ExitCode != 0 || fix.Suspicious != nil || fix.Tampered != nil || fix.Disqualified != nil {
+				t.Errorf("fix: %s exit %v tests %+v susp %q tamp %q disq %q\n%s", fix.Status, fix.ExitCode, fix.Tests, str(fix.Suspicious), str(fix.Tampered), str(fix.Disqualified), fix.OutputTail)
+			}
+			if strings.Join(fix.Fixed, ",") != tc.fixed || len(fix.Broken) != 0 {
+				t.Errorf("fix: fixed %v broken %v, want %s", fix.Fixed, fix.Broken, tc.fixed)
+			}
+			if l := m["fix_legit"]; l == nil || l.Status != "passed" || l.Suspicious != nil || l.Tampered != nil || l.Disqualified != nil || l.Rank != 2 {
+				t.Errorf("fix_legit: %+v", l)
+			}
+			for _, r := range rep.Hypotheses {
+				for _, n := range append(append(append([]string{}, r.Fixed...), r.Broken...), r.Files...) {
+					if strings.Contains(n, "roundtrip") || strings.Contains(n, "boundary") || strings.Contains(n, "regression") {
+						t.Errorf("%s names %q", r.Name, n)
+					}
+				}
+				if strings.Contains(r.Diff, "must fail") || strings.Contains(r.Diff, "testing\"\n\nfunc Test") {
+					t.Errorf("%s diff holds the canary:\n%s", r.Name, r.Diff)
+				}
+			}
+			for name, want := range tc.cheats {
+				r := m[name]
+				if r == nil {
+					t.Fatalf("no result for %s", name)
+				}
+				if rep.Winner != nil && *rep.Winner == name {
+					t.Errorf("%s won", name)
+				}
+				if r.Rank < fix.Rank {
+					t.Errorf("%s ranks %d, above the fix (%d)", name, r.Rank, fix.Rank)
+				}
+				if want&susp != 0 && r.Suspicious == nil {
+					t.Errorf("%s: not suspicious (status %s tests %+v)", name, r.Status, r.Tests)
+				}
+				if want&tamp != 0 && r.Tampered == nil {
+					t.Errorf("%s: not tampered (status %s tests %+v susp %q)\n%s", name, r.Status, r.Tests, str(r.Suspicious), r.OutputTail)
+				}
+				t.Logf("%s: %s tests %+v disq %q susp %q tamp %q", name, r.Status, r.Tests, str(r.Disqualified), str(r.Suspicious), str(r.Tampered))
+			}
+			// The checkout is as it was: no canary left in it.
+			if stripTimes(tree(t, e.ws)) != stripTimes(before) {
+				t.Errorf("the run changed the checkout")
+			}
+		})
+	}
+}
+
+func need(t *testing.T, tool string) string {
+	p, err := exec.LookPath(tool)
+	if err != nil {
+		t.Skipf("%s not installed (.ci/run installs it)", tool)
+	}
+	return p
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editsOf is a candidate directory's files as spec edits.
+func editsOf(t *testing.T, dir string) []any {
+	t.Helper()
+	var out []any
+	var paths []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	sort.Strings(paths)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, map[string]any{"path": filepath.ToSlash(rel), "content": string(b)})
+	}
+	return out
+}
+
+var _ = engine.StatusPassed
