@@ -16,6 +16,9 @@ import (
 // Spec is the JSON document of docs/spec.md, as decoded (unknown fields are
 // refused by the decoder).
 type Spec struct {
+	// Schema is the "$schema" an editor reads (docs/schema/spec.v1.json,
+	// as `shadow init` writes it); shadow ignores its value.
+	Schema     string            `json:"$schema,omitempty"`
 	Hypotheses []SpecHyp         `json:"hypotheses"`
 	Command    []string          `json:"command,omitempty"`
 	Timeout    string            `json:"timeout,omitempty"`

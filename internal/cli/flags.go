@@ -18,6 +18,7 @@ type runFlags struct {
 	opts         run.Options
 	headless     bool
 	json, events bool
+	src          hypSources // --patch, --ref, --worktrees
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -53,6 +54,9 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&o.RemoteDir, "remote-dir", "", "where the nodes keep the mirror, when not at the workspace's path")
+	fs.StringArrayVar(&f.src.patches, "patch", nil, "a hypothesis from a unified diff file, named after it; a directory: each *.diff and *.patch in it (repeatable)")
+	fs.StringArrayVar(&f.src.refs, "ref", nil, "a hypothesis from a branch or commit: its change since the merge base with HEAD (repeatable)")
+	fs.BoolVar(&f.src.worktrees, "worktrees", false, "a hypothesis from every other worktree of this repository: its commits and uncommitted work")
 	fs.BoolVar(&f.headless, "headless", false, "never the TUI: text report on stdout")
 	fs.BoolVar(&f.json, "json", false, "one JSON report (shadow.report/v1) on stdout")
 	fs.BoolVar(&f.events, "events", false, "NDJSON events (shadow.event/v1) on stdout as they happen")

@@ -17,7 +17,7 @@ const usageText = `shadow: test candidate fixes in parallel overlay shadows of y
 without touching the working tree.
 
 usage:
-  shadow [flags] SPEC -- COMMAND [ARG...]   TUI when a person is at a terminal (stdin
+  shadow [flags] [SPEC] -- COMMAND [ARG...] TUI when a person is at a terminal (stdin
                                             and stdout; not CI=true or TERM=dumb), closed
                                             with the run unless a key was pressed; text
                                             report otherwise
@@ -36,7 +36,15 @@ usage:
   shadow help [COMMAND], shadow COMMAND -h  help for every command
   shadow version
 
-SPEC is a JSON file, or - for stdin (see README.md). A spec's "command" is
+SPEC is a JSON file, or - for stdin (see README.md); shadow init writes a
+starter. Hypotheses can also come without one, and mix with one:
+  --patch FILE|DIR  one per unified diff (a directory: its *.diff, *.patch),
+                    named after the file (repeatable)
+  --ref REF         one per branch or commit: its change since the merge base
+                    with HEAD, over the checkout (repeatable)
+  --worktrees       one per other worktree of this repository (git worktree
+                    add): its commits and uncommitted work, named after it
+A spec's "command" is
 used when no COMMAND is given. A SPEC named like a command is written ./log.
 
 flags:

@@ -43,7 +43,7 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		pos, command = args[:dash], args[dash:]
 	}
-	if len(pos) == 0 {
+	if len(pos) == 0 && !f.src.any() {
 		if cmd.Flags().NFlag() == 0 && len(command) == 0 {
 			// Bare `shadow`: the whole usage, as an answer to "what is this".
 			fmt.Fprint(s.Err, usageText)
@@ -70,22 +70,51 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 	f.opts.Command = command
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	p, err := planRun(ctx, pos[0], f, s, version)
+	specPath := ""
+	if len(pos) == 1 {
+		specPath = pos[0]
+	}
+	p, err := planRun(ctx, specPath, f, s, version)
 	if err != nil {
 		return err
 	}
 	return execute(ctx, p, f, ui, s)
 }
 
-// planRun loads the spec and plans the run the flags describe.
+// planRun loads the spec (none: specPath "") with the hypotheses of
+// --patch, --ref and --worktrees added, and plans the run the flags
+// describe.
 func planRun(ctx context.Context, specPath string, f *runFlags, s Streams, version string) (*run.Plan, error) {
-	spec, specDir, err := engine.LoadSpec(specPath, s.In)
-	if err != nil {
-		return nil, specErr("%v", err)
-	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, specErr("current directory: %v", err)
+	}
+	spec, specDir := &engine.Spec{}, cwd
+	if specPath != "" {
+		spec, specDir, err = engine.LoadSpec(specPath, s.In)
+		if err != nil {
+			return nil, specErr("%v", err)
+		}
+	}
+	if f.src.any() {
+		ws, _, err := run.ResolveWorkspace(f.opts.Dir, cwd)
+		if err != nil {
+			return nil, specErr("%v", err)
+		}
+		// "baseline" stays --baseline's (a source named so would be
+		// taken for the unchanged checkout).
+		taken := map[string]bool{"baseline": true}
+		for _, h := range spec.Hypotheses {
+			taken[strings.ToLower(h.Name)] = true
+		}
+		more, err := f.src.hypotheses(ws, cwd, taken)
+		if err != nil {
+			return nil, err
+		}
+		spec.Hypotheses = append(spec.Hypotheses, more...)
+		if err := spec.Validate(); err != nil {
+			return nil, specErr("%v", err)
+		}
 	}
 	o := f.opts
 	o.Cwd, o.Notices, o.Version = cwd, s.Err, version
