@@ -161,6 +161,7 @@ func TestKill9ThenReplayWaitsForTheTree(t *testing.T) {
 	ready := filepath.Join(t.TempDir(), "ready")
 	h := fullHyp()
 	h.State, h.Workspace = state, ws
+	h.Writable = []string{filepath.Dir(ready)}
 	h.Command = []string{"sh", "-c", restoreWaiter(marker) + "\n" + hostileTree(marker) + `touch ` + ready + `; while :; do sleep 1; done`}
 	spec, _ := json.Marshal(h)
 	cmd := exec.Command(exe, "-test.run=^$")

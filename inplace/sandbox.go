@@ -53,6 +53,8 @@ type Sandbox struct {
 	stateDir string    // the workspace's state dir: lock and journal
 	notice   io.Writer // where waiting and recovery notices go (stderr)
 
+	seal SealOptions // seal.go
+
 	mu      sync.Mutex
 	release func()
 	holds   int
@@ -151,7 +153,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		} else {
 			before := statCollect(job)
 			var ended int
-			out.ExitCode, out.Signal, ended, runErr = s.command(ctx, job, j)
+			out.ExitCode, out.Signal, ended, out.Seal, runErr = s.command(ctx, job, j)
 			if ended > 0 {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("in-place mode: the command left %d process(es) running (a daemon, setsid or double fork); they were ended before the checkout was restored", ended))
 			}
@@ -196,9 +198,14 @@ func (s *Sandbox) say(r Recovered) {
 // helper returns only once every process the command started is gone,
 // setsid daemons and double forks included: none can write into the
 // checkout after the restore that follows.
-func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit int, sig string, ended int, err error) {
+func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit int, sig string, ended int, seal string, err error) {
 	dir := filepath.Join(job.Workspace, filepath.FromSlash(job.Subdir))
-	st, err := reaper.Run(ctx, reaper.Command{Argv: job.Command, Dir: dir, Env: job.Env, Output: job.Output, Grace: Grace},
+	policy, env, cleanup, err := s.sealed(job.Workspace, job.Env)
+	if err != nil {
+		return -1, "", 0, "", fmt.Errorf("prepare the seal: %w", err)
+	}
+	defer cleanup()
+	st, err := reaper.Run(ctx, reaper.Command{Argv: job.Command, Dir: dir, Env: env, Output: job.Output, Grace: Grace, Seal: policy},
 		func(h reaper.ProcID) {
 			// Lets a replay after a crash wait for the helper to end the
 			// command's tree (best effort: without it the replay cannot).
@@ -209,15 +216,19 @@ func (s *Sandbox) command(ctx context.Context, job engine.Job, j *Journal) (exit
 			crashAt("during-command")
 		})
 	if err != nil {
-		return -1, "", 0, err
+		return -1, "", 0, "", err
 	}
 	if st == nil { // killed before it could report (cancelled)
-		return -1, "", 0, nil
+		return -1, "", 0, "", nil
 	}
 	if st.Ending == "" {
 		ended = st.Ended
 	}
-	return st.Exit, st.Signal, ended, nil
+	seal = st.Seal
+	if seal == "" && st.SealWhy != "" {
+		seal = "none: guards against accidents only (" + st.SealWhy + ")"
+	}
+	return st.Exit, st.Signal, ended, seal, nil
 }
 
 // statCollect notes the state of the files the engine wants to read

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 		var out bytes.Buffer
-		_, err := New(h.State, os.Stderr).Run(context.Background(), h.Job(&out))
+		_, err := New(h.State, os.Stderr).Seal(SealOptions{Writable: h.Writable}).Run(context.Background(), h.Job(&out))
 		os.Stdout.Write(out.Bytes())
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -53,6 +53,9 @@ type helperJob struct {
 	Files            map[string]string
 	Deletes          []string
 	Command          []string
+	// Writable: directories outside the checkout the sealed command may
+	// write (a test's own log), as --writable gives.
+	Writable []string
 }
 
 func (h helperJob) Job(out *bytes.Buffer) engine.Job {
@@ -166,7 +169,7 @@ func runJob(t *testing.T, ctx context.Context, state, ws string, h helperJob, co
 	t.Helper()
 	h.State, h.Workspace, h.Command = state, ws, command
 	var out bytes.Buffer
-	o, err := New(state, nil).Run(ctx, h.Job(&out))
+	o, err := New(state, nil).Seal(SealOptions{Writable: h.Writable}).Run(ctx, h.Job(&out))
 	return o, out.String(), err
 }
 
@@ -376,7 +379,7 @@ func TestTwoSandboxesTakeTurns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h := helperJob{Files: map[string]string{"v.txt": fmt.Sprintf("hyp %d\n", i)}}
+			h := helperJob{Files: map[string]string{"v.txt": fmt.Sprintf("hyp %d\n", i)}, Writable: []string{filepath.Dir(log)}}
 			o, _, err := runJob(t, context.Background(), state, ws, h, "sh", "-c",
 				fmt.Sprintf(`echo start %d >> %s; sleep 0.3; test "$(cat v.txt)" = "hyp %d" || exit 9; echo end %d >> %s`, i, log, i, i, log))
 			if err == nil && o.ExitCode != 0 {

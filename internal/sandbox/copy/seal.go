@@ -12,35 +12,16 @@ import (
 
 // The seal of copy mode (issue 26): where the kernel offers Landlock, the
 // command may write only its own copy, a private TMPDIR and private
-// caches; everything else (the checkout, the state dir, the sibling
-// copies, $HOME, /tmp, /dev/shm, the whole system as root) is read-only
-// to it, and it cannot signal, ptrace or reach the abstract sockets of
-// anything outside its own domain (package landlock).
-//
-// $HOME and the caches under it stay read-only, since no overlay can
-// throw a write there away without a namespace. The caches that builds
-// must write are pointed at a private directory per copy slot instead
-// (CacheDir/KEY-N for copy-KEY-N), kept from run to run like the slot's
-// path, so Go's build cache is cold only the first time a slot is used
-// (bench/landlock.sh: go-cmp, cold, about 58 s of CPU against 0.3-11 s
-// warm); Go refuses to build at all with a read-only GOCACHE ("open
-// .../go-build/...: permission denied"), so read-only with an error
-// was no choice for Go. The user's own caches are never written, so a
-// candidate cannot poison what the user's `go test` later reads. A slot's
-// cache is written by the candidates that ran in the slot: Go's test
-// results are therefore never taken from it (GOFLAGS=-count=1), so a
-// forged "ok" cannot make a later baseline pass.
-
-// cacheEnv are the variables pointed into the slot's cache, and the
-// directory each gets there. PYTHONUSERBASE and CARGO_HOME are left
-// alone: they name what the command reads (user site-packages, cargo's
-// registry), and a fresh one would hide it; pip's and others' caches
-// follow XDG_CACHE_HOME.
-var cacheEnv = []struct{ key, dir string }{
-	{"GOCACHE", "go-build"},
-	{"XDG_CACHE_HOME", "xdg"},
-	{"npm_config_cache", "npm"},
-}
+// caches (landlock.ScratchEnv); everything else (the checkout, the state
+// dir, the sibling copies, $HOME, /tmp, /dev/shm, the whole system as
+// root) is read-only to it, and it cannot signal, ptrace or reach the
+// abstract sockets of anything outside its own domain (package
+// landlock). The caches are one set per copy slot (CacheDir/KEY-N for
+// copy-KEY-N), kept from run to run like the slot's path, so Go's build
+// cache is cold only the first time a slot is used (bench/landlock.sh:
+// go-cmp cold costs about 58 s of CPU against 0.3-11 s warm). The user's
+// own caches are never written, so a candidate cannot poison what the
+// user's `go test` later reads.
 
 // sealed returns the Landlock policy and environment of one sealed job,
 // or nil where the run is not sealed (no Landlock here and none
@@ -64,23 +45,10 @@ func (s *Sandbox) sealed(dir, tree string, env []string, net bool, ports []uint1
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return nil, nil, err
 	}
-	// /tmp is read-only to the command: TMPDIR (and what Python and
-	// Windows-minded tools read) names its own. /dev/shm stays read-only
-	// too, and POSIX shared memory has no variable to move it: shm_open
-	// and sem_open (Python's multiprocessing locks) fail with EACCES.
-	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
-		if k == "TMPDIR" || hasEnv(env, k) {
-			env = setEnv(env, k, tmp)
-		}
+	env, err := landlock.ScratchEnv(env, tmp, cache)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, c := range cacheEnv {
-		d := filepath.Join(cache, c.dir)
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, nil, err
-		}
-		env = setEnv(env, c.key, d)
-	}
-	env = setEnv(env, "GOFLAGS", strings.TrimSpace(getEnv(env, "GOFLAGS")+" -count=1"))
 	write := append([]string{tree, tmp, cache}, s.opts.Writable...)
 	return &landlock.Policy{Write: write, Devices: landlock.DefaultDevices, Net: net, Ports: ports, Required: s.opts.RequireSeal}, env, nil
 }
@@ -112,28 +80,9 @@ func slotName(rest string) bool {
 	return true
 }
 
-func hasEnv(env []string, k string) bool {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, k+"=") {
-			return true
-		}
-	}
-	return false
-}
-
-func getEnv(env []string, k string) string {
-	v := ""
-	for _, kv := range env {
-		if rest, ok := strings.CutPrefix(kv, k+"="); ok {
-			v = rest
-		}
-	}
-	return v
-}
-
-// Seal says what seals this sandbox's commands ("landlock abi 7"), or ""
-// and why not.
-func (s *Sandbox) Seal() (string, string) {
+// SealStatus says what seals this sandbox's commands ("landlock abi 7"),
+// or "" and why not.
+func (s *Sandbox) SealStatus() (string, string) {
 	if s.opts.NoSeal {
 		return "", "sealing turned off"
 	}
