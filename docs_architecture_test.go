@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/shadow-dev/shadow/internal/sandbox/entry"
 )
 
 const modulePath = "github.com/shadow-dev/shadow"
@@ -105,6 +107,18 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 		}
 		return nil
 	})
+	// And every point of the dispatch table (registered by the packages
+	// main imports, so this test binary has the table filled).
+	for _, pt := range entry.Points() {
+		found++
+		name := pt.Arg0
+		if name == "" {
+			name = pt.Arg1
+		}
+		if !strings.Contains(text, "`"+name+"`") {
+			t.Errorf("docs/architecture.md's entry-point table lacks %q (%s, in internal/sandbox/entry's table)", name, pt.Name)
+		}
+	}
 	if found < 3 {
 		t.Errorf("found %d hidden entry points (Arg0/NodeArg constants); the overlay init, the reaper and the node side at least: has the dispatch changed? Update this test and the note", found)
 	}

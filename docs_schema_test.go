@@ -264,7 +264,8 @@ func TestDocsNameEveryField(t *testing.T) {
 	check := func(doc string, typ reflect.Type) {
 		text := read(doc)
 		for _, n := range names(typ, map[reflect.Type]bool{}) {
-			if !regexp.MustCompile("`[^`]*\\b" + regexp.QuoteMeta(n) + "\\b[^`]*`|\"" + regexp.QuoteMeta(n) + "\"").MatchString(text) {
+			// named in code spans (`name`, `{"a", "name"}`) or quoted
+			if !regexp.MustCompile("`([^`]*[^A-Za-z0-9_`])?" + regexp.QuoteMeta(n) + "([^A-Za-z0-9_`][^`]*)?`|\"" + regexp.QuoteMeta(n) + "\"").MatchString(text) {
 				t.Errorf("%s does not name the field %q of %s", doc, n, typ.Name())
 			}
 		}
