@@ -28,6 +28,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVarP(&o.Jobs, "jobs", "j", 0, "hypotheses at once (default: the number of CPUs)")
 	fs.Var(run.TimeoutValue{D: &o.Timeout}, "timeout", "per-hypothesis timeout (default 10m)")
 	fs.Var(&o.Mode, "mode", "sandbox: auto, overlay, copy or inplace (default auto)")
+	fs.BoolVar(&o.RequireSeal, "require-seal", false, "copy and in-place modes: refuse to run (exit 3) where Landlock cannot seal the command")
 	fs.Var((*globList)(&o.CopySkip), "copy-skip", "copy mode: leave a heavy directory out of each copy (repeatable)")
 	fs.BoolVar(&o.Apply, "apply", false, "write the winner into the checkout")
 	fs.BoolVar(&o.Baseline, "baseline", false, "add a hypothesis \"baseline\" with no edits unless the spec has one")

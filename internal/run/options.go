@@ -44,6 +44,10 @@ type Options struct {
 	Upper     Upper
 	UpperSize int64
 
+	// RequireSeal (--require-seal): copy and in-place modes refuse to run
+	// (exit 3) where Landlock cannot seal the command.
+	RequireSeal bool
+
 	Apply    bool // write the winner into the checkout
 	Baseline bool // add a hypothesis "baseline" with no edits unless the spec has one
 	Keep     bool // keep what each command wrote in the run's record

@@ -18,7 +18,7 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 		Needs: engine.Needs{NetIsolated: net == NetIsolated || net == NetPrivate, PrivateTmp: tmp == TmpPrivate,
 			Freeze: o.Freeze, Keep: o.Keep, UpperRAM: o.Upper == UpperRAM},
 		CopySkip: o.CopySkip, UpperSize: o.UpperSize, Lock: true, Notices: o.notices(), Writable: o.Writable,
-		HostPorts: o.HostPorts, Memory: o.Memory, Jobs: o.Jobs,
+		HostPorts: o.HostPorts, Memory: o.Memory, Jobs: o.Jobs, RequireSeal: o.RequireSeal,
 	})
 	var r *sandbox.Refusal
 	if errors.As(err, &r) {

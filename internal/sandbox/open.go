@@ -49,6 +49,9 @@ type Config struct {
 	Lock bool
 	// Notices receives the one-line auto fallback notice (nil: none).
 	Notices io.Writer
+	// RequireSeal (--require-seal): copy and in-place modes refuse to run
+	// where Landlock cannot seal the command (seal.go).
+	RequireSeal bool
 }
 
 // Refusal is a mode the machine cannot give, or a need the mode cannot
@@ -89,12 +92,13 @@ func Open(c Config) (engine.Sandbox, error) {
 	stateDir := c.Store.WorkspaceDir(c.Workspace)
 	hide := append(ShadowDirs(c.Store), c.Hide...)
 	newCopy := func(base string) engine.Sandbox {
-		return copy.New(base, copy.Options{Skip: c.CopySkip, Exclude: hide})
+		return copy.New(base, copy.Options{Skip: c.CopySkip, Exclude: hide,
+			RequireSeal: c.RequireSeal, Writable: c.Writable, HostPorts: c.HostPorts, CacheDir: copyCaches(c.Store)})
 	}
 	var sb engine.Sandbox
 	switch c.Mode {
 	case string(engine.ModeInplace):
-		sb = inplace.New(stateDir, notices)
+		sb = inplace.New(stateDir, notices).Seal(inplace.SealOptions{Require: c.RequireSeal, Writable: c.Writable})
 	case string(engine.ModeCopy):
 		base, err := copyBase(c.Store, c.Workspace)
 		if err != nil {
@@ -123,13 +127,16 @@ func Open(c Config) (engine.Sandbox, error) {
 			sb = newCopy(d.copyBase)
 		default:
 			fmt.Fprintf(notices, "shadow: overlay unavailable (%s) and no copy can be made (%v), running hypotheses one at a time in the checkout, which is restored after each; `shadow probe` says why and how to fix it\n", shortReason(v), d.copyErr)
-			sb = inplace.New(stateDir, notices)
+			sb = inplace.New(stateDir, notices).Seal(inplace.SealOptions{Require: c.RequireSeal, Writable: c.Writable})
 		}
 	default:
 		return nil, &Refusal{Msg: fmt.Sprintf("--mode %s: want auto, overlay, copy or inplace", c.Mode)}
 	}
 	if c.Memory > 0 && sb.Mode() != engine.ModeOverlay {
 		return nil, &Refusal{Msg: fmt.Sprintf("--memory needs overlay mode, and this run would be %s (see shadow probe)", sb.Mode())}
+	}
+	if err := checkSeal(sb, &c); err != nil {
+		return nil, err
 	}
 	if flag := engine.CapabilitiesOf(sb.Mode()).Refuses(c.Needs); flag != "" {
 		return nil, &Refusal{Msg: fmt.Sprintf("%s needs overlay mode, and this run would be %s (see shadow probe)", flag, sb.Mode())}

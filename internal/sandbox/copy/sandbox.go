@@ -87,6 +87,9 @@ func (s *Sandbox) CopyCost() (ms, bytes int64) {
 // Run implements engine.Sandbox.
 func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
 	out := engine.Outcome{ExitCode: -1}
+	if job.Net == "private" {
+		return out, errors.New("--net private needs overlay mode (a network namespace per hypothesis); copy mode gives --net host, or --net isolated with Landlock")
+	}
 	netIsolated := job.Net == "isolated"
 	if netIsolated && (s.opts.NoSeal || s.abi < 4) {
 		return out, errors.New("copy mode isolates the network only with Landlock ABI 4 or later (TCP bind and connect refused), and this kernel offers none: drop --net isolated, or run where `shadow probe` finds overlay mode")
