@@ -20,6 +20,16 @@ func rowMarks(h *Result) []string {
 	if pm := proposedMark(h); pm != "" {
 		m = append(m, pm)
 	}
+	if h.Tampered != nil {
+		m = append(m, "tampered: "+*h.Tampered)
+	}
+	if h.Suspicious != nil {
+		s := "suspicious: " + *h.Suspicious
+		if h.allowSuspicious && h.Status == StatusPassed {
+			s = "suspicious, allowed: " + *h.Suspicious
+		}
+		m = append(m, s)
+	}
 	if h.Status == StatusFailed && h.ExitCode != nil && *h.ExitCode == 0 && h.Tests != nil && h.Tests.Failed > 0 {
 		m = append(m, "exit 0 despite failing tests: failed")
 	}
@@ -69,11 +79,13 @@ func writeVerdictNotes(w io.Writer, r *Report) {
 
 // noWinnerLine says why there is no winner.
 func noWinnerLine(r *Report) string {
-	var dq, unconfirmed []string
+	var dq, forged, unconfirmed []string
 	for _, h := range r.Hypotheses {
 		switch {
 		case h.Status == StatusPassed && h.Disqualified != nil:
 			dq = append(dq, h.Name)
+		case h.Status == StatusPassed && (h.Tampered != nil || (h.Suspicious != nil && !h.allowSuspicious)):
+			forged = append(forged, h.Name)
 		case h.Runs > 1 && h.Passes > 0 && h.Passes < h.Runs:
 			unconfirmed = append(unconfirmed, h.Name)
 		}
@@ -81,6 +93,8 @@ func noWinnerLine(r *Report) string {
 	switch {
 	case len(dq) > 0:
 		return fmt.Sprintf("no winner: only disqualified hypotheses passed (%s); --allow-test-edits lets a candidate that changes the tests win", strings.Join(dq, ", "))
+	case len(forged) > 0:
+		return fmt.Sprintf("no winner: only suspicious or tampered hypotheses passed (%s); --allow-suspicious lets a suspicious one win", strings.Join(forged, ", "))
 	case len(unconfirmed) > 0:
 		return fmt.Sprintf("no winner: %s passed, but not every --confirm rerun", strings.Join(unconfirmed, ", "))
 	}

@@ -47,9 +47,20 @@ func TestScanMakesASniffingCandidateSuspicious(t *testing.T) {
 	if rep.Winner != nil {
 		t.Errorf("winner %s with only a suspicious pass", *rep.Winner)
 	}
+	var text strings.Builder
+	WriteText(&text, rep)
+	if !strings.Contains(text.String(), "no winner: only suspicious or tampered hypotheses passed (sniff); --allow-suspicious") ||
+		!strings.Contains(text.String(), "[suspicious: code src/m.py:6 checks whether it runs under pytest/unittest") {
+		t.Errorf("text report:\n%s", text.String())
+	}
 	cfg.AllowSuspicious = true
 	rep = Run(context.Background(), cfg)
 	if rep.Winner == nil || *rep.Winner != "sniff" {
 		t.Errorf("--allow-suspicious: winner %v", rep.Winner)
+	}
+	text.Reset()
+	WriteText(&text, rep)
+	if !strings.Contains(text.String(), "[suspicious, allowed: code src/m.py:6") {
+		t.Errorf("text report:\n%s", text.String())
 	}
 }

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shadow-dev/shadow/parse"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	ws := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(ws, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
+}
+
+// The runner is the last command of the chain, in argv, a shell string or
+// an npm script; a runner followed by more commands, or none known, gets
+// no canary.
+func TestCanaryRunnerFromCommand(t *testing.T) {
+	ws := writeTree(t, map[string]string{"package.json": `{"scripts": {"test": "vitest run", "ci": "vitest run && eslint ."}}`})
+	for _, c := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"go", "test", "./..."}, "go"},
+		{[]string{"sh", "-c", "go vet ./... && go test -count=1 ./..."}, "go"},
+		{[]string{"/usr/bin/python3", "-m", "pytest", "-q"}, "pytest"},
+		{[]string{"python3", "-m", "unittest"}, "unittest"},
+		{[]string{"npm", "test"}, "vitest"},
+		{[]string{"npm", "run", "ci"}, ""},
+		{[]string{"node", "node_modules/jest/bin/jest.js", "--ci"}, "jest"},
+		{[]string{"sh", "-c", "pytest && flake8"}, ""},
+		{[]string{"make", "test"}, ""},
+		{[]string{"cargo", "test"}, ""},
+	} {
+		if got := canaryRunner(ws, c.cmd); got != c.want {
+			t.Errorf("%q: %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}
+
+// go: one test file per package directory with tests, in its package;
+// python: one TestCase file beside the shallowest test file; the
+// hypothesis itself is never changed, and its own version of a path wins.
+func TestCanaryPlantsPerRunner(t *testing.T) {
+	ws := writeTree(t, map[string]string{
+		"go.mod": "module x\n", "a/a_test.go": "package a_test\n", "b/c/c_test.go": "package c\n", "d/d.go": "package d\n",
+		"vendor/v/v_test.go": "package v\n", "testdata/t/t_test.go": "package t\n",
+	})
+	p := planCanary(ws, "", []string{"go", "test", "./..."})
+	if p == nil || len(p.files) != 2 {
+		t.Fatalf("%+v", p)
+	}
+	for _, f := range p.files {
+		dir := filepath.Dir(f.Path)
+		if (dir != "a" || !strings.HasPrefix(string(f.Content), "package a_test\n")) && (dir != "b/c" || !strings.HasPrefix(string(f.Content), "package c\n")) {
+			t.Errorf("%s:\n%s", f.Path, f.Content)
+		}
+		if !strings.Contains(f.Path, p.token) || !strings.HasSuffix(f.Path, "_test.go") {
+			t.Errorf("path %s", f.Path)
+		}
+	}
+	h := Hypothesis{Name: "h", Files: []File{file("a/x.go", "package a")}}
+	j := p.plant(h)
+	if len(h.Files) != 1 || len(j.Files) != 3 {
+		t.Errorf("plant: hyp %d files, job %d", len(h.Files), len(j.Files))
+	}
+
+	py := writeTree(t, map[string]string{"src/m.py": "", "tests/unit/test_a.py": "", "tests/test_b.py": ""})
+	p = planCanary(py, "", []string{"python3", "-m", "pytest"})
+	if p == nil || len(p.files) != 1 || filepath.Dir(p.files[0].Path) != "tests" || !strings.Contains(string(p.files[0].Content), "unittest.TestCase") {
+		t.Fatalf("%+v", p)
+	}
+	if planCanary(py, "", []string{"python3", "-m", "mypy"}) != nil {
+		t.Error("planted for mypy")
+	}
+
+	js := writeTree(t, map[string]string{"src/a.test.ts": "import { it } from 'vitest'\n", "src/b.spec.js": "x\n", "node_modules/z/z.test.js": ""})
+	p = planCanary(js, "", []string{"npx", "vitest", "run"})
+	if p == nil || len(p.appends) != 2 {
+		t.Fatalf("%+v", p)
+	}
+	j = p.plant(Hypothesis{Name: "h", Files: []File{file("src/b.spec.js", "mine\n")}, Deletes: []string{"src/a.test.ts"}})
+	if len(j.Files) != 1 || !strings.HasPrefix(string(j.Files[0].Content), "mine\n\nimport { test as test_") {
+		t.Errorf("%q", j.Files)
+	}
+}
+
+// strip takes the canary out of names and counts: one failure per failing
+// canary; plain go test's package of which the canary was the only
+// failure passed.
+func TestCanaryStrip(t *testing.T) {
+	p := &canaryPlan{token: "k3x9abcd"}
+	s, obs := p.strip(&parse.Summary{Framework: "pytest", Passed: 3, Failed: 2, FailedTests: []string{"tests/test_a.py::test_x", "tests/test_edge_k3x9abcd.py::TestEdgeK3x9abcd::test_edge_k3x9abcd"}})
+	if s.Failed != 1 || s.Passed != 3 || len(s.FailedTests) != 1 || len(obs.failed) != 1 {
+		t.Errorf("%+v %+v", s, obs)
+	}
+	s, _ = p.strip(&parse.Summary{Framework: "go", Unit: "package", Passed: 1, Failed: 2, FailedTests: []string{"x/a.TestEdgeK3x9abcd", "x/b.TestEdgeK3x9abcd", "x/b.TestReal"}})
+	if s.Failed != 1 || s.Passed != 2 || strings.Join(s.FailedTests, ",") != "x/b.TestReal" {
+		t.Errorf("%+v", s)
+	}
+}
