@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // ignoreChecker asks one long-lived `git check-ignore --stdin` which paths
@@ -54,7 +56,7 @@ func newIgnoreChecker(workspace string, withIndex bool) *ignoreChecker {
 	if !withIndex {
 		args = append(args, "--no-index")
 	}
-	c := exec.Command("git", args...)
+	c := fsutil.Command("git", args...)
 	// GIT_FLUSH: one answer per path as soon as it is known (the
 	// questions come in batches, each waiting for its answers).
 	c.Env = append(os.Environ(), "GIT_FLUSH=1")
@@ -192,7 +194,7 @@ func gitIndexModes(workspace string, paths []string) map[string]string {
 		n := min(len(paths), 1000) // pathspecs go on the command line
 		args := append(append(safeGitConfig(), "-C", workspace, "--literal-pathspecs", "ls-files", "-z", "-s", "--"), paths[:n]...)
 		paths = paths[n:]
-		out, err := exec.Command("git", args...).Output()
+		out, err := fsutil.Command("git", args...).Output()
 		if err != nil {
 			continue
 		}

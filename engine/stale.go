@@ -10,12 +10,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // The lower directory of every overlay is the live checkout: a change made
@@ -225,7 +226,7 @@ func gitSources(workspace string, withIndex bool) (list []string, index map[stri
 }
 
 func gitZ(dir string, args ...string) ([]string, error) {
-	cmd := exec.Command("git", append(append(safeGitConfig(), "-C", dir), args...)...)
+	cmd := fsutil.Command("git", append(append(safeGitConfig(), "-C", dir), args...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, err

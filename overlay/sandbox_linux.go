@@ -241,7 +241,7 @@ func (s *Sandbox) maskList(job engine.Job, gitDirs []string) ([]string, error) {
 		}
 		out = append(out, m)
 	}
-	for _, m := range serverSockets(job.Env, os.Getuid()) {
+	for _, m := range append(serverSockets(job.Env, os.Getuid()), listeningSockets(os.Geteuid())...) {
 		if m = resolve(m); covers(m) == "" {
 			out = append(out, m)
 		}

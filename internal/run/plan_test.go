@@ -99,7 +99,9 @@ func TestPlanPrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := p.Config(); c.Timeout != DefaultTimeout || c.Jobs != runtime.NumCPU() || c.Net != "host" || c.Tmp != "shared" {
+	// net and tmp stay "" when neither the flags nor the spec say: the
+	// sandbox's own default (overlay: a private network and /tmp).
+	if c := p.Config(); c.Timeout != DefaultTimeout || c.Jobs != runtime.NumCPU() || c.Net != "" || c.Tmp != "" {
 		t.Errorf("defaults: %+v", c)
 	}
 	if p.Config().Sandbox.Mode() != "inplace" || !p.Recorded() {

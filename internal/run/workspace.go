@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // ResolveWorkspace finds the workspace root (dir, else the git top-level
@@ -21,7 +22,7 @@ func ResolveWorkspace(dir, cwd string) (ws, subdir string, err error) {
 			return "", "", err
 		}
 	default:
-		out, gerr := exec.Command("git", "-C", cwd, "rev-parse", "--show-toplevel").Output()
+		out, gerr := fsutil.Command("git", "-C", cwd, "rev-parse", "--show-toplevel").Output()
 		if gerr == nil && len(bytes.TrimSpace(out)) > 0 {
 			ws = string(bytes.TrimSpace(out))
 		} else {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // sourceFiles lists the checkout's source files, workspace-relative: with
@@ -31,7 +32,7 @@ func sourceFiles(ws string, exclude []string) ([]string, error) {
 	// core.fsmonitor off: $HOME is writable from every sandbox, and a
 	// ~/.gitconfig a candidate planted there would otherwise name a
 	// program this git runs as the user, outside any sandbox.
-	cmd := exec.Command("git", "-c", "core.fsmonitor=false", "-C", ws, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd := fsutil.Command("git", "-c", "core.fsmonitor=false", "-C", ws, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -45,7 +46,7 @@ func sourceFiles(ws string, exclude []string) ([]string, error) {
 			files = append(files, ".git")
 		}
 	} else {
-		if _, lerr := exec.LookPath("git"); lerr == nil && !strings.Contains(stderr.String(), "not a git repository") {
+		if _, lerr := fsutil.Tool("git"); lerr == nil && !strings.Contains(stderr.String(), "not a git repository") {
 			return nil, fmt.Errorf("list the source files of %s: git ls-files: %v: %s", ws, err, strings.TrimSpace(stderr.String()))
 		}
 		err := filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
@@ -149,7 +150,7 @@ func rsyncMirror(ctx context.Context, rsh, ws, dest, dir string, list []string) 
 	start := time.Now()
 	args := []string{"-a", "-r", "--from0", "--files-from=-", "--delete-missing-args", "--delete", "--stats",
 		"-e", rsh, "--", ws + "/", dest + ":" + dir + "/"}
-	cmd := exec.CommandContext(ctx, "rsync", args...)
+	cmd := fsutil.CommandContext(ctx, "rsync", args...)
 	cmd.Stdin = strings.NewReader(strings.Join(list, "\x00"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 func TestSplitCommandLikeAShell(t *testing.T) {
@@ -87,7 +89,10 @@ func TestNotOpenSSHIsSaidAndSkipsMultiplexing(t *testing.T) {
 		}
 		defer c.Close()
 		got := strings.Join(c.Command("n1", "true").Args, " ")
-		if !strings.HasPrefix(got, "ssh -o ControlPersist=1 -o ControlMaster=no -o ControlPath="+c.ctlDir) || !strings.Contains(got, "ServerAliveInterval=5") || !strings.HasSuffix(got, "-- n1 true") {
+		// ssh runs by the absolute path fsutil.Tool resolved (never a
+		// planted one from a writable PATH directory).
+		ssh, _ := fsutil.Tool("ssh")
+		if !strings.HasPrefix(got, ssh+" -o ControlPersist=1 -o ControlMaster=no -o ControlPath="+c.ctlDir) || !strings.Contains(got, "ServerAliveInterval=5") || !strings.HasSuffix(got, "-- n1 true") {
 			t.Fatalf("args %q", got)
 		}
 	}

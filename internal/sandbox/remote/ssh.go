@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/overlay"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // Client runs commands on nodes with the user's ssh ($SHADOW_SSH_COMMAND,
@@ -48,9 +50,13 @@ func NewClient(ctlBase string, notices io.Writer) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("$SHADOW_SSH_COMMAND %q: %v", spec, err)
 	}
-	if _, err := exec.LookPath(argv[0]); err != nil {
-		return nil, fmt.Errorf("ssh client %q: %v (set $SHADOW_SSH_COMMAND or install OpenSSH)", argv[0], err)
+	// By absolute path from a directory only root can write
+	// (fsutil.Tool): a hypothesis must not get its own ssh run.
+	p, err := fsutil.Tool(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("ssh client %q: %v (set $SHADOW_SSH_COMMAND to an absolute path or install OpenSSH)", argv[0], err)
 	}
+	argv[0] = p
 	c := &Client{argv: argv, openSSH: isOpenSSH(argv[0])}
 	if !c.openSSH {
 		fmt.Fprintf(notices, "shadow: %s is not OpenSSH: connection multiplexing (ControlMaster) and keep-alives (ServerAliveInterval) are skipped, so every hypothesis pays its own handshake and a dropped connection is noticed only by the node's heartbeat\n", argv[0])

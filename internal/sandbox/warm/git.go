@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // gitEnv is the caller's environment without the variables that would
@@ -31,7 +33,7 @@ func gitEnv() []string {
 var safeConfig = []string{"-c", "core.fsmonitor=false"}
 
 func git(ws string, stdin []byte, args ...string) ([]byte, int, error) {
-	cmd := exec.Command("git", append(append(append([]string{}, safeConfig...), "-C", ws), args...)...)
+	cmd := fsutil.Command("git", append(append(append([]string{}, safeConfig...), "-C", ws), args...)...)
 	cmd.Env = gitEnv()
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, stderr bytes.Buffer
