@@ -76,6 +76,7 @@ func Rank(results []*Result, hyps []Hypothesis) {
 	fillTies(results)
 	for i, r := range results {
 		r.Rank = i + 1
+		r.RankKey = rankKeyOf(r)
 	}
 }
 

@@ -59,6 +59,10 @@ type Config struct {
 	// Now is the clock (tests pin it); nil = time.Now.
 	Now func() time.Time
 
+	// Shard: this run is one shard of a larger one (--shard K/N); the
+	// report carries it for `shadow merge`.
+	Shard *ShardInfo
+
 	// canary is the run's tamper canary (canary.go; Run sets it).
 	canary *canaryPlan
 
@@ -82,7 +86,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		Schema: ReportSchema, Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
 		Command: cfg.Command, Mode: string(cfg.Sandbox.Mode()), StartedAt: started.UTC(),
 		StalePaths: []string{}, Applied: []string{},
-		CPUs: cpus(), Load: loadAvg(),
+		CPUs: cpus(), Load: loadAvg(), Shard: cfg.Shard,
 	}
 	copyCost := startCopyCost(cfg.Sandbox)
 	names := make([]string, len(cfg.Hyps))

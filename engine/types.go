@@ -43,6 +43,9 @@ type Spec struct {
 	// NoCross turns the cross phase off: candidates' proposed tests do
 	// not run on each other (--no-cross; cross.go).
 	NoCross bool `json:"no_cross,omitempty"`
+	// Shard runs one slice of the hypotheses (--shard K/N, docs/cli.md):
+	// "K/N", or "/N" with the index from the environment.
+	Shard string `json:"shard,omitempty"`
 	// AllowSuspicious lets a candidate whose code the judge-aware scan
 	// flagged win (--allow-suspicious).
 	AllowSuspicious bool `json:"allow_suspicious,omitempty"`
@@ -301,6 +304,8 @@ type Result struct {
 	// read it; Limits: what the sandbox enforced.
 	PeakMemoryBytes *int64     `json:"peak_memory_bytes"`
 	Limits          *HypLimits `json:"limits"`
+	// RankKey: what the ranking sorted this result on (shard.go).
+	RankKey *RankKey `json:"rank_key"`
 	// Seal: what sealed the command in copy and in-place modes ("landlock
 	// abi 7"; "none: guards against accidents only (why)"); absent in
 	// overlay mode, whose namespaces are the seal.
@@ -350,11 +355,16 @@ type Report struct {
 	StartedAt  time.Time `json:"started_at"`
 	DurationMS int64     `json:"duration_ms"`
 	Winner     *string   `json:"winner"`
-	Stale      bool      `json:"stale"`
-	StalePaths []string  `json:"stale_paths"`
-	Applied    []string  `json:"applied"`
-	ApplyError string    `json:"apply_error,omitempty"`
-	Cancelled  bool      `json:"cancelled,omitempty"`
+	// Shard: this report is one shard of a run (--shard K/N); MergedFrom:
+	// this report is `shadow merge` of the shards with these indexes.
+	// Both null otherwise.
+	Shard      *ShardInfo `json:"shard"`
+	MergedFrom []int      `json:"merged_from"`
+	Stale      bool       `json:"stale"`
+	StalePaths []string   `json:"stale_paths"`
+	Applied    []string   `json:"applied"`
+	ApplyError string     `json:"apply_error,omitempty"`
+	Cancelled  bool       `json:"cancelled,omitempty"`
 	// Error: why the run stopped before every hypothesis had run (every
 	// remote node failed); those it never started have runs 0. Exit 3.
 	Error string `json:"error,omitempty"`

@@ -78,6 +78,11 @@ type Options struct {
 	// WithTests: --apply writes the winner's proposed tests (its judge
 	// part) too, not only its code (--with-tests).
 	WithTests bool
+	// Shard runs one slice of the hypotheses, "K/N" (--shard; the spec's
+	// "shard"); "/N" or ShardIndexEnv takes K from the environment
+	// (--shard-index-env VAR, else the schedulers' usual variables).
+	Shard         string
+	ShardIndexEnv string
 	// Remote names the nodes to run on (--remote, docs/remote.md), over
 	// the spec's "remote"; RemoteDir is where their mirrors live when not
 	// at the workspace's own path (--remote-dir).

@@ -150,6 +150,10 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		}
 	}
 	specJSON, _ := json.MarshalIndent(spec, "", "  ")
+	hyps, shardInfo, err := shardHyps(o, spec, specJSON, ws, command, hyps)
+	if err != nil {
+		return nil, err
+	}
 	p := &Plan{store: store, specJSON: specJSON, bases: bases.refs(spec), freeze: o.Freeze, noRecord: o.NoRecord, noWarm: o.NoWarm, copySkip: len(o.CopySkip) > 0, notices: o.notices(),
 		jobsGiven: o.Jobs > 0 || spec.Jobs > 0}
 	p.cfg = engine.Config{
@@ -167,6 +171,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		// The cross phase (--no-cross) and what --apply writes of the
 		// winner's tests (--with-tests).
 		NoCross: o.NoCross || spec.NoCross, WithTests: o.WithTests,
+		Shard: shardInfo,
 	}
 	nodes, err := remoteNodes(&o, spec)
 	if err != nil {

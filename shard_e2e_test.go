@@ -1,0 +1,197 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// A Go module with three tests and candidates that fix none, some or all
+// of them in different ways: enough to exercise every ranking key (tier,
+// failing, passing, changed lines, spec order), ties and fixed/broken.
+func shardFixture(e *env) string {
+	e.write("go.mod", "module m\n\ngo 1.21\n", 0o644)
+	e.write("calc.go", calc(false, false, false, ""), 0o644)
+	e.write("calc_test.go", `package m
+
+import "testing"
+
+func TestA(t *testing.T) { if A() != 1 { t.Fatal("A") } }
+func TestB(t *testing.T) { if B() != 2 { t.Fatal("B") } }
+func TestC(t *testing.T) { if C() != 3 { t.Fatal("C") } }
+`, 0o644)
+	edit := func(name, content string) map[string]any {
+		return map[string]any{"name": name, "edits": []any{map[string]any{"path": "calc.go", "content": content}}}
+	}
+	return e.spec(map[string]any{"hypotheses": []any{
+		map[string]any{"name": "baseline"},
+		edit("all", calc(true, true, true, "")),
+		edit("all-long", calc(true, true, true, "// one\n// two\n// three\n")),
+		edit("all-twin", calc(true, true, true, "")+"\n"),
+		edit("ab", calc(true, true, false, "")),
+		edit("a", calc(true, false, false, "")),
+		edit("bc", calc(false, true, true, "")),
+		edit("nocompile", "package m\n\nfunc A( int { return 1 }\n"),
+		edit("bc-long", calc(false, true, true, "// x\n// y\n")),
+	}})
+}
+
+func calc(a, b, c bool, extra string) string {
+	v := func(ok bool, good int) int {
+		if ok {
+			return good
+		}
+		return 0
+	}
+	return fmt.Sprintf("package m\n\n%sfunc A() int { return %d }\nfunc B() int { return %d }\nfunc C() int { return %d }\n", extra, v(a, 1), v(b, 2), v(c, 3))
+}
+
+// order is the report's hypotheses by rank, with what ranking and the
+// verdict say of each.
+func order(r *engine.Report) string {
+	var b strings.Builder
+	for _, h := range r.Hypotheses {
+		fmt.Fprintf(&b, "%d %s %s fixed=%v broken=%v ties=%v\n", h.Rank, h.Name, h.Status, h.Fixed, h.Broken, h.TiesWith)
+	}
+	return b.String()
+}
+
+// The shards of a run, merged, rank exactly as the unsharded run of the
+// same spec: same order, same winner, same fixed/broken and ties, every
+// hypothesis once, the baseline once.
+func TestShardMergeEqualsUnshardedRun(t *testing.T) {
+	e := newEnv(t)
+	spec := shardFixture(e)
+	gocmd := []string{"--", "go", "test", "-v", "-count=1", "."}
+	args := func(extra ...string) []string {
+		return append(append([]string{"--headless", "--json", "-C", e.ws, "--no-record", "-j", "2"}, extra...), append([]string{spec}, gocmd...)...)
+	}
+	out, stderr, code := e.shadow(args()...)
+	if code != 0 {
+		t.Fatalf("unsharded: exit %d\n%s", code, stderr)
+	}
+	whole := e.report(out)
+
+	var files []string
+	seen := map[string]int{}
+	for k := 0; k < 3; k++ {
+		out, stderr, code := e.shadow(args("--shard", fmt.Sprintf("%d/3", k))...)
+		if code != 0 && code != 1 {
+			t.Fatalf("shard %d: exit %d\n%s", k, code, stderr)
+		}
+		r := e.report(out)
+		if r.Shard == nil || r.Shard.Index != k || r.Shard.Count != 3 || len(r.Shard.Hypotheses) != 9 {
+			t.Fatalf("shard %d: report's shard = %+v", k, r.Shard)
+		}
+		for _, h := range r.Hypotheses {
+			seen[h.Name]++
+		}
+		if byName(r)["baseline"] == nil {
+			t.Errorf("shard %d did not run the baseline", k)
+		}
+		p := filepath.Join(e.dir, fmt.Sprintf("shard%d.json", k))
+		os.WriteFile(p, []byte(out), 0o644)
+		files = append(files, p)
+	}
+	for _, h := range whole.Hypotheses {
+		want := 1
+		if h.Name == "baseline" {
+			want = 3
+		}
+		if seen[h.Name] != want {
+			t.Errorf("%s ran in %d shards, want %d", h.Name, seen[h.Name], want)
+		}
+	}
+
+	out, stderr, code = e.shadow(append([]string{"merge", "--json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, stderr)
+	}
+	merged := e.report(out)
+	if got, want := order(merged), order(whole); got != want {
+		t.Errorf("merged ranking differs from the unsharded run's:\n--- merged\n%s--- unsharded\n%s", got, want)
+	}
+	if merged.Winner == nil || whole.Winner == nil || *merged.Winner != *whole.Winner {
+		t.Errorf("winner: merged %v, unsharded %v", merged.Winner, whole.Winner)
+	}
+	if fmt.Sprint(merged.MergedFrom) != "[0 1 2]" {
+		t.Errorf("merged_from = %v", merged.MergedFrom)
+	}
+
+	// The text report and the event stream as input work too.
+	ev, _, _ := e.shadow(append([]string{"--headless", "--events", "-C", e.ws, "--no-record", "--shard", "1/3", spec}, gocmd...)...)
+	evFile := filepath.Join(e.dir, "shard1.ndjson")
+	os.WriteFile(evFile, []byte(ev), 0o644)
+	out, stderr, code = e.shadow("merge", files[0], evFile, files[2])
+	if code != 0 || !strings.Contains(out, "winner: "+*whole.Winner) {
+		t.Errorf("merge of JSON and NDJSON shards: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// Every refusal names what is wrong and exits 2, printing no report.
+func TestShardMergeRefusals(t *testing.T) {
+	e := newEnv(t)
+	spec := shardFixture(e)
+	run := func(extra ...string) string {
+		out, stderr, code := e.shadow(append(append([]string{"--headless", "--json", "-C", e.ws, "--no-record"}, extra...), spec, "--", "go", "test", "-count=1", ".")...)
+		if code != 0 && code != 1 {
+			t.Fatalf("%v: exit %d\n%s", extra, code, stderr)
+		}
+		return out
+	}
+	write := func(name, content string) string {
+		p := filepath.Join(e.dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	s0 := write("s0.json", run("--shard", "0/2"))
+	s1 := write("s1.json", run("--shard", "1/2"))
+	other := write("o1.json", run("--shard", "1/3"))
+	plain := write("plain.json", run())
+	e.write("calc_test.go", "package m\n", 0o644) // another commit's worth of tests: the spec digest is the same
+	diffCmdOut, _, _ := e.shadow("--headless", "--json", "-C", e.ws, "--no-record", "--shard", "1/2", spec, "--", "go", "vet", ".")
+	diffCmd := write("cmd1.json", diffCmdOut)
+	notShadow := write("x.json", `{"schema":"something/v1"}`)
+	for _, c := range []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"missing index", []string{s0}, "shard 1 of 2 missing"},
+		{"duplicate index", []string{s0, s1, s1}, "shard 1 is given twice"},
+		{"other count", []string{s0, other}, "not one run's shards"},
+		{"not a shard", []string{s0, plain}, "is not a shard"},
+		{"other command", []string{s0, diffCmd}, "another command"},
+		{"not shadow's", []string{s0, notShadow}, "not a shadow report"},
+	} {
+		out, stderr, code := e.shadow(append([]string{"merge", "--json"}, c.files...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.TrimSpace(out) != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.name, code, out, stderr, c.want)
+		}
+	}
+	// The same spec on a workspace at another commit is refused.
+	gitIn(t, e.ws, "init", "-q")
+	gitIn(t, e.ws, "add", "-A")
+	gitIn(t, e.ws, "commit", "-q", "-m", "one")
+	a := write("g0.json", run("--shard", "0/2"))
+	e.write("extra.txt", "x\n", 0o644)
+	gitIn(t, e.ws, "add", "-A")
+	gitIn(t, e.ws, "commit", "-q", "-m", "two")
+	b := write("g1.json", run("--shard", "1/2"))
+	if _, stderr, code := e.shadow("merge", a, b); code != 2 || !strings.Contains(stderr, "another commit") {
+		t.Errorf("shards of two commits: exit %d, %s", code, stderr)
+	}
+	// An index from the environment, said in the report.
+	e.extraEnv = append(e.extraEnv, "SLURM_ARRAY_TASK_ID=1")
+	r := e.report(run("--shard", "/2"))
+	if r.Shard == nil || r.Shard.Index != 1 || r.Shard.IndexEnv != "SLURM_ARRAY_TASK_ID" {
+		t.Errorf("index from $SLURM_ARRAY_TASK_ID: shard %+v", r.Shard)
+	}
+	if _, stderr, code := e.shadow("--headless", "-C", e.ws, "--no-record", "--shard", "2/2", spec, "--", "true"); code != 2 || !strings.Contains(stderr, "K must be") {
+		t.Errorf("--shard 2/2: exit %d %s", code, stderr)
+	}
+}
