@@ -6,6 +6,7 @@
 #      of alternating runs;
 #   2. fixed cost per hypothesis with `true` as the command, on a 1k-file
 #      and a 100k-file workspace (marginal cost of one more hypothesis);
+#   2b. the seal's share of it: the build before the seal against this one;
 #   3. 4 sleep-bound hypotheses on this machine's cores against one.
 # usage: bench/overhead.sh [ROUNDS]   (default 7)
 set -euo pipefail
@@ -72,6 +73,23 @@ for n in 1000 100000; do
   t1=$(median < "$tmp/t1")
   ph=$("$shadow" --headless --events --no-record -j 1 -C "$ws" "$tmp/n40.json" -- true | per_hyp)
   awk -v n="$n" -v a="$t1" -v p="$ph" 'BEGIN{printf "%6d files: per hypothesis %.1f ms (median of 40); whole run with 1 hypothesis %.3fs\n", n, p, a}'
+done
+
+echo "== 2b. the seal's cost per hypothesis (overlay's BenchmarkShadowTrue: command true), side by side"
+# The build before the seal (SEAL_BASE, default 8b5fac0: writable \$HOME,
+# shared /tmp) against this one (read-only /, \$HOME overlay, private /tmp,
+# /var/tmp, /dev/shm): each tree's overlay benchmark, alternating rounds.
+# cpu-ms/op (the init's and the command's CPU) is the figure to compare
+# on a busy machine; ns/op is wall time.
+base=${SEAL_BASE:-8b5fac0}
+git worktree add -q --detach "$tmp/before" "$base" >/dev/null 2>&1
+(cd "$tmp/before" && go test -c -o "$tmp/before.test" ./overlay)
+git worktree remove --force "$tmp/before"
+go test -c -o "$tmp/sealed.test" ./overlay
+for i in $(seq 3); do
+  for v in before sealed; do
+    (cd "$tmp" && "./$v.test" -test.run '^$' -test.bench 'BenchmarkShadowTrue$' -test.benchtime 40x) | awk -v v="$v" '/^Benchmark/{printf "%-7s %6.1f ms/op  %5.1f cpu-ms/op\n", v, $3/1e6, $5}'
+  done
 done
 
 echo "== 3. 4 sleep-bound hypotheses (sleep 1) on $(nproc) cores"

@@ -60,3 +60,41 @@ func childCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkShadowTrueSeal splits the seal's share of the fixed cost:
+// the default (read-only /, $HOME overlay, private /tmp, /var/tmp and
+// /dev/shm), without a $HOME in the environment (no home overlay), and
+// with --tmp shared (the host's /tmp and /var/tmp bound, no tmpfs).
+func BenchmarkShadowTrueSeal(b *testing.B) {
+	base := b.TempDir()
+	v := Probe(base)
+	if v.Mode != "overlay" {
+		b.Skip(v.Reason)
+	}
+	sb := New(base, v.Options)
+	ws := b.TempDir()
+	os.WriteFile(ws+"/f.txt", []byte("x"), 0o644)
+	hyp := engine.Hypothesis{Name: "h", Files: []engine.File{{Path: "f.txt", Content: []byte("y"), Mode: 0o644}}}
+	var noHome []string
+	for _, kv := range os.Environ() {
+		if len(kv) < 5 || kv[:5] != "HOME=" {
+			noHome = append(noHome, kv)
+		}
+	}
+	for _, c := range []struct {
+		name, tmp string
+		env       []string
+	}{{"default", "", os.Environ()}, {"no-home", "", noHome}, {"tmp-shared", "shared", os.Environ()}, {"no-home-tmp-shared", "shared", noHome}} {
+		b.Run(c.name, func(b *testing.B) {
+			before := childCPU()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				o, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: hyp, Command: []string{"true"}, Env: c.env, Tmp: c.tmp, Output: io.Discard})
+				if err != nil || o.ExitCode != 0 {
+					b.Fatal(err, o)
+				}
+			}
+			b.ReportMetric(float64((childCPU()-before).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
