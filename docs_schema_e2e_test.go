@@ -117,7 +117,7 @@ func TestSchemaValidatesEveryFieldSpec(t *testing.T) {
 			map[string]any{"name": "b64", "edits": []any{map[string]any{"path": "v.txt", "content_base64": "Z29vZAo="}}, "delete": []string{"old.txt"}},
 			map[string]any{"name": "patched", "base": "@last/fix", "patch": "--- a/w.txt\n+++ b/w.txt\n@@ -1 +1 @@\n-one\n+two\n"},
 		},
-		"$schema":          "https://github.com/shadow-dev/shadow/blob/main/docs/schema/spec.v1.json",
+		"$schema":          "https://raw.githubusercontent.com/shadow-dev/shadow/main/docs/schema/spec.v1.json",
 		"shard":            "0/1",
 		"command":          []string{"sh", "-c", checkScript},
 		"timeout":          "2m",

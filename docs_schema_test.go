@@ -23,7 +23,7 @@ import (
 // what the loader does. docs_schema_e2e_test.go validates the built
 // binary's real output against the same schemas.
 
-const schemaBase = "https://github.com/shadow-dev/shadow/blob/main/docs/schema/"
+const schemaBase = "https://raw.githubusercontent.com/shadow-dev/shadow/main/docs/schema/"
 
 // compileSchema compiles docs/schema/NAME (the other schema files loaded
 // too, so a $ref between them resolves), asserting formats (date-time).
