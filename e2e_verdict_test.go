@@ -138,12 +138,18 @@ func pytestCheats(t *testing.T, mode string) {
 		t.Errorf("fix: fixed %v broken %v disqualified %v", f.Fixed, f.Broken, f.Disqualified)
 	}
 	reports := mode == "copy" || sandboxReportsChanges(t)
+	// Edits of the judge never reach the judged run (issue 22): each of
+	// these is the bug under the checkout's tests, and fails.
+	for name, judge := range map[string]string{
+		"weaken_test": "tests/test_strutils.py", "skip_test": "tests/test_strutils.py", "delete_test": "tests/test_strutils.py",
+		"deselect_pyproject": "pyproject.toml", "deselect_conftest": "conftest.py",
+	} {
+		r := m[name]
+		if r.Status != "failed" || r.Disqualified != nil || strings.Join(r.JudgeEdits, ",") != judge || r.Rank <= m["fix"].Rank {
+			t.Errorf("%s: status %s disqualified %q judge_edits %v rank %d", name, r.Status, deref(r.Disqualified), r.JudgeEdits, r.Rank)
+		}
+	}
 	for name, want := range map[string]string{
-		"weaken_test":         "changes tests/test_strutils.py",
-		"skip_test":           "changes tests/test_strutils.py; skips 1 more test than the baseline",
-		"delete_test":         "changes tests/test_strutils.py; runs 23 fewer tests than the baseline",
-		"deselect_pyproject":  "changes pyproject.toml; runs 1 fewer test than the baseline",
-		"deselect_conftest":   "changes conftest.py; runs 1 fewer test than the baseline",
 		"rewrite_at_run_time": "its command changed tests/test_strutils.py during the run",
 	} {
 		r := m[name]
@@ -161,8 +167,8 @@ func pytestCheats(t *testing.T, mode string) {
 	if x := m["exit0"]; x.Status != "failed" || x.ExitCode == nil || *x.ExitCode != 0 || x.Tests == nil || x.Tests.Failed != 1 {
 		t.Errorf("exit0: status %s exit %v tests %+v", x.Status, x.ExitCode, x.Tests)
 	}
-	if l := m["delete_test"].LostTests; l == nil || *l != 23 {
-		t.Errorf("delete_test lost %v", l)
+	if l := m["delete_test"].LostTests; l == nil || *l != 0 {
+		t.Errorf("delete_test lost %v: judged with the checkout's tests, it runs them all", l)
 	}
 	// --apply wrote the fix and nothing else.
 	if b, _ := os.ReadFile(filepath.Join(e.ws, "src", "strutils.py")); string(b) != strutilsFix {
@@ -180,10 +186,10 @@ func pytestCheats(t *testing.T, mode string) {
 		"command":    []string{py, "-m", "pytest", "-q", "-p", "no:cacheprovider"},
 	})
 	out, _, code = e.shadow("--headless", "--mode", mode, "-C", e.ws, spec2)
-	if code != 1 || !strings.Contains(out, "no winner: only disqualified hypotheses passed (weaken_test)") || !strings.Contains(out, "[disqualified: changes tests/test_strutils.py]") {
+	if code != 1 || !strings.Contains(out, "no hypothesis passed") || !strings.Contains(out, "weaken_test: judged without its own test changes: fails tests/test_strutils.py::test_bytes2human") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
-	// --allow-test-edits lets it win.
+	// --allow-test-edits judges it as written: it wins.
 	out, _, code = e.shadow("--headless", "--allow-test-edits", "--mode", mode, "-C", e.ws, spec2)
 	if code != 0 || !strings.Contains(out, "winner: weaken_test") {
 		t.Errorf("--allow-test-edits: exit %d\n%s", code, out)
@@ -299,8 +305,9 @@ func TestE2EVerdictCommonReproTest(t *testing.T) {
 	if f := m["fix"]; strings.Join(f.Fixed, ",") != "tests/test_repro.py::test_repro_mega" || strings.Join(f.Files, ",") != "src/strutils.py" {
 		t.Errorf("fix: fixed %v files %v", f.Fixed, f.Files)
 	}
-	if c := m["cheat"]; c.Disqualified == nil || !strings.Contains(*c.Disqualified, "changes tests/test_repro.py") {
-		t.Errorf("cheat: %q", deref(c.Disqualified))
+	// Its own version of the common test is not what it is judged by.
+	if c := m["cheat"]; c.Status != "failed" || strings.Join(c.JudgeEdits, ",") != "tests/test_repro.py" {
+		t.Errorf("cheat: status %s judge_edits %v", c.Status, c.JudgeEdits)
 	}
 	if _, err := os.Stat(filepath.Join(e.ws, "tests", "test_repro.py")); err == nil {
 		t.Errorf("--apply wrote the common test into the checkout")

@@ -106,7 +106,11 @@ func selectTests(argv []string, tests []proposedTest, cwd string) ([]string, boo
 				return argv, false
 			}
 			names = append(names, regexp.QuoteMeta(t.name))
-			pkgs["./"+strings.TrimPrefix(r, "./")] = true
+			if r == "." {
+				pkgs["."] = true
+			} else {
+				pkgs["./"+strings.TrimPrefix(r, "./")] = true
+			}
 		}
 		if len(names) == 0 {
 			return nil, true

@@ -1,0 +1,219 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// Issue 22's candidates, as agents write them, against real runners
+// (testdata/judge/RUNNER: ws/ is the checkout, a bug in add() with one
+// failing test; spec.json proposes, in this order, an overfit that
+// special-cases the failing input, a fix with a new test file, a fix with
+// a test appended to the existing file, a bare fix, and a candidate that
+// only weakens the failing test; spec-tests-only.json the two fixes that
+// bring tests).
+
+type judgeRunner struct {
+	dir     string
+	command []string
+	js      bool // link the npm fixture's node_modules into the workspace
+	needs   string
+}
+
+func judgeRunners(t *testing.T) []judgeRunner {
+	return []judgeRunner{
+		{dir: "pytest", command: []string{pythonWithPytest(t), "-m", "pytest", "-q", "-p", "no:cacheprovider"}},
+		{dir: "unittest", command: []string{"python3", "-B", "-m", "unittest", "discover", "-s", "tests", "-t", ".", "-v"}, needs: "python3"},
+		{dir: "go", command: []string{"go", "test", "-count=1", "./..."}, needs: "go"},
+		{dir: "vitest", command: []string{"node", "node_modules/vitest/vitest.mjs", "run"}, js: true, needs: "node"},
+		{dir: "jest", command: []string{"node", "node_modules/jest/bin/jest.js", "--ci"}, js: true, needs: "node"},
+	}
+}
+
+// judgeEnv is a workspace holding testdata/judge/DIR/ws.
+func judgeEnv(t *testing.T, rn judgeRunner) *env {
+	if rn.needs != "" {
+		if _, err := exec.LookPath(rn.needs); err != nil {
+			t.Skipf("%s not installed", rn.needs)
+		}
+	}
+	e := newEnv(t)
+	src := filepath.Join("testdata", "judge", rn.dir, "ws")
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err == nil {
+			e.write(rel, string(b), 0o644)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rn.js {
+		mods, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
+		if _, err := os.Stat(filepath.Join(mods, "vitest")); err != nil {
+			t.Skipf("run `npm ci --prefix testdata/runners/js` first (.ci/run does)")
+		}
+		if err := os.Symlink(mods, filepath.Join(e.ws, "node_modules")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+func judgeSpec(t *testing.T, rn judgeRunner, name string) string {
+	p, err := filepath.Abs(filepath.Join("testdata", "judge", rn.dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every candidate is judged by its code under the checkout's tests: the
+// fixes that bring tests are not disqualified and can win; the overfit,
+// first in spec order and no bigger than the fix, passes the checkout's
+// tests too but fails the reproductions the other candidates brought, and
+// ranks below every real fix; the candidate that only weakened the test
+// fails. With only fix+test candidates there is a winner (exit 0). On the
+// build before the judged run the overfit won (the fixes with tests were
+// disqualified and the bare fix lost the tie on spec order), and with
+// only fix+test candidates there was no winner (exit 1).
+func TestE2EJudgeCrossExamination(t *testing.T) {
+	parallel(t)
+	for _, rn := range judgeRunners(t) {
+		t.Run(rn.dir, func(t *testing.T) {
+			e := judgeEnv(t, rn)
+			args := append([]string{"--headless", "--json", "-C", e.ws, judgeSpec(t, rn, "spec.json"), "--"}, rn.command...)
+			out, stderr, code := e.shadow(args...)
+			rep := e.report(out)
+			m := byName(rep)
+			real := []string{"fix_newfile", "fix_append", "fix"}
+			if code != 0 || rep.Winner == nil || !slices.Contains(real, *rep.Winner) {
+				t.Fatalf("exit %d, winner %v (want a real fix)\n%s\n%s", code, deref(rep.Winner), judgeTable(rep), stderr)
+			}
+			o := m["overfit"]
+			for _, n := range real {
+				r := m[n]
+				if r.Status != engine.StatusPassed || r.Disqualified != nil || r.Rank > o.Rank {
+					t.Errorf("%s: status %s, disqualified %q, rank %d (overfit %d)", n, r.Status, deref(r.Disqualified), r.Rank, o.Rank)
+				}
+			}
+			if o.Status != engine.StatusPassed || o.Cross == nil || len(o.Cross.Failed) == 0 {
+				t.Fatalf("overfit: status %s, cross %+v: it must pass the checkout's tests and fail the others' reproductions\n%s", o.Status, o.Cross, judgeTable(rep))
+			}
+			for _, f := range o.Cross.Failed {
+				if f.From != "fix_newfile" && f.From != "fix_append" {
+					t.Errorf("overfit failed a reproduction of %s", f.From)
+				}
+			}
+			for _, n := range []string{"fix_newfile", "fix_append"} {
+				p := m[n].ProposedTests
+				if len(p) != 1 || p[0].Reproduces == nil || !*p[0].Reproduces {
+					t.Errorf("%s: proposed_tests %s, want one reproduction", n, proposedString(p))
+				}
+				if len(m[n].JudgeEdits) != 1 {
+					t.Errorf("%s: judge_edits %v", n, m[n].JudgeEdits)
+				}
+				if c := m[n].Cross; c == nil || len(c.Failed) != 0 || len(c.Passed) != 1 {
+					t.Errorf("%s: cross %+v, want the other's reproduction passed", n, c)
+				}
+			}
+			if w := m["weaken"]; w.Status != engine.StatusFailed || w.Disqualified != nil || len(w.JudgeEdits) != 1 {
+				t.Errorf("weaken: status %s disqualified %q judge_edits %v: judged without its test change, it fails", w.Status, deref(w.Disqualified), w.JudgeEdits)
+			}
+		})
+	}
+}
+
+// Only candidates that bring a test with their fix (what agents write):
+// there is a winner, exit 0 (it was exit 1: every one disqualified).
+func TestE2EJudgeFixesWithTestsWin(t *testing.T) {
+	parallel(t)
+	for _, rn := range judgeRunners(t) {
+		t.Run(rn.dir, func(t *testing.T) {
+			e := judgeEnv(t, rn)
+			args := append([]string{"--headless", "--json", "--baseline", "-C", e.ws, judgeSpec(t, rn, "spec-tests-only.json"), "--"}, rn.command...)
+			out, stderr, code := e.shadow(args...)
+			rep := e.report(out)
+			if code != 0 || rep.Winner == nil {
+				t.Errorf("only fix+test candidates: exit %d, winner %v\n%s\n%s", code, deref(rep.Winner), judgeTable(rep), stderr)
+			}
+		})
+	}
+}
+
+// --apply writes the winner's code, not its proposed test; `shadow apply
+// --with-tests` writes both; the text report says what the cross phase
+// decided.
+func TestE2EJudgeApplyWritesCode(t *testing.T) {
+	rn := judgeRunners(t)[0]
+	e := judgeEnv(t, rn)
+	args := append([]string{"--headless", "--apply", "-C", e.ws, judgeSpec(t, rn, "spec.json"), "--"}, rn.command...)
+	out, stderr, code := e.shadow(args...)
+	if code != 0 || !strings.Contains(out, "winner: fix_newfile") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"cross: overfit fails", "proposes 1 test(s), 1 reproduce", "weaken: judged without its own test changes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+	fixed, _ := os.ReadFile(filepath.Join("testdata", "judge", "pytest", "cands", "fix", "calc.py"))
+	if b, _ := os.ReadFile(filepath.Join(e.ws, "calc.py")); string(b) != string(fixed) {
+		t.Errorf("calc.py after --apply:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "tests", "test_add_more.py")); err == nil {
+		t.Errorf("--apply wrote the winner's proposed test")
+	}
+	orig, _ := os.ReadFile(filepath.Join("testdata", "judge", "pytest", "ws", "calc.py"))
+	os.WriteFile(filepath.Join(e.ws, "calc.py"), orig, 0o644)
+	out, stderr, code = e.shadow("apply", "--with-tests", "-C", e.ws, "@last/fix_newfile")
+	if code != 0 || !strings.Contains(out, "tests/test_add_more.py") {
+		t.Fatalf("apply --with-tests: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "tests", "test_add_more.py")); err != nil {
+		t.Errorf("apply --with-tests did not write the test: %v", err)
+	}
+}
+
+func judgeTable(rep *engine.Report) string {
+	var b strings.Builder
+	for _, h := range rep.Hypotheses {
+		b.WriteString(h.Name + " " + h.Status + " " + deref(h.Disqualified) + " " + deref(h.Reason) + " proposed " + proposedString(h.ProposedTests))
+		if h.Cross != nil {
+			b.WriteString(" cross failed ")
+			for _, f := range h.Cross.Failed {
+				b.WriteString(f.From + ":" + f.Test + " ")
+			}
+		}
+		if h.Tests != nil {
+			b.WriteString(" tests " + h.Tests.Framework)
+		}
+		b.WriteString("\n" + h.OutputTail + "\n")
+	}
+	return b.String()
+}
+
+func proposedString(p []engine.ProposedTest) string {
+	var s []string
+	for _, t := range p {
+		r := "?"
+		if t.Reproduces != nil {
+			r = map[bool]string{true: "repro", false: "no-repro"}[*t.Reproduces]
+		}
+		s = append(s, t.Path+"::"+t.Test+"("+r+")")
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
