@@ -11,7 +11,7 @@ import (
 // copyCaches holds copy mode's private caches per copy slot (GOCACHE,
 // XDG_CACHE_HOME, npm's), written by sealed commands instead of $HOME's
 // and kept across runs so a slot's Go build cache stays warm.
-func copyCaches(store snap.Store) string { return filepath.Join(store.Root, "copy-caches") }
+func copyCaches(store snap.Store) string { return filepath.Join(store.Root, "slot-caches") }
 
 // checkSeal refuses --require-seal where the chosen mode has no
 // namespace and Landlock cannot seal its commands (exit 3), and lets copy

@@ -75,3 +75,32 @@ var auditArch = map[string]uint32{
 	"amd64": unix.AUDIT_ARCH_X86_64,
 	"arm64": unix.AUDIT_ARCH_AARCH64,
 }
+
+// InstallNoLandlock adds to Install's filter what a runtime whose profile
+// predates Landlock does (Docker before 23.0, moby#43199): the landlock_*
+// system calls fail with EPERM, the profile's default errno, so Landlock
+// is unavailable and copy mode runs unsealed. Tests use it for that path.
+func InstallNoLandlock() error {
+	if err := Install(); err != nil {
+		return err
+	}
+	const (
+		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		ret = unix.BPF_RET | unix.BPF_K
+	)
+	allow := uint32(unix.SECCOMP_RET_ALLOW)
+	eperm := uint32(unix.SECCOMP_RET_ERRNO) | uint32(unix.EPERM)
+	prog := []unix.SockFilter{
+		{Code: ld, K: 0}, // nr
+		{Code: jge, K: uint32(unix.SYS_LANDLOCK_CREATE_RULESET), Jt: 0, Jf: 2},    // below -> allow
+		{Code: jge, K: uint32(unix.SYS_LANDLOCK_RESTRICT_SELF) + 1, Jt: 1, Jf: 0}, // above -> allow
+		{Code: ret, K: eperm},
+		{Code: ret, K: allow},
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); e != 0 {
+		return fmt.Errorf("seccomp(SECCOMP_SET_MODE_FILTER): %w", e)
+	}
+	return nil
+}
