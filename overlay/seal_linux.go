@@ -136,6 +136,7 @@ func outsideWrites(dirs []sealDir, uppers []string) []engine.OutsideWrite {
 			if root := cacheRoot(d, rel); root != "" {
 				if _, ok := sums[root]; !ok {
 					order = append(order, root)
+					sums[root] = 0
 				}
 				if fi.Mode().IsRegular() {
 					sums[root] += fi.Size()
