@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shadow-dev/shadow/internal/hypsrc"
 	"github.com/shadow-dev/shadow/internal/run"
 )
 
@@ -18,7 +19,7 @@ type runFlags struct {
 	opts         run.Options
 	headless     bool
 	json, events bool
-	src          hypSources // --patch, --ref, --worktrees
+	src          hypsrc.Sources // --patch, --ref, --worktrees
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -54,12 +55,10 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 		o.Remote = append(o.Remote, run.ParseRemote(v)...)
 		return nil
 	})
-	fs.StringVar(&o.Shard, "shard", "", "run one slice K/N of the hypotheses (K from 0; \"/N\": K from the environment), the baselines in every slice; `shadow merge` joins the reports")
-	fs.StringVar(&o.ShardIndexEnv, "shard-index-env", "", "with --shard /N: the environment variable holding K (default: JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, ...)")
 	fs.StringVar(&o.RemoteDir, "remote-dir", "", "where the nodes keep the mirror, when not at the workspace's path")
-	fs.StringArrayVar(&f.src.patches, "patch", nil, "a hypothesis from a unified diff file, named after it; a directory: each *.diff and *.patch in it (repeatable)")
-	fs.StringArrayVar(&f.src.refs, "ref", nil, "a hypothesis from a branch or commit: its change since the merge base with HEAD (repeatable)")
-	fs.BoolVar(&f.src.worktrees, "worktrees", false, "a hypothesis from every other worktree of this repository: its commits and uncommitted work")
+	fs.StringArrayVar(&f.src.Patches, "patch", nil, "a hypothesis from a unified diff file, named after it; a directory: each *.diff and *.patch in it (repeatable)")
+	fs.StringArrayVar(&f.src.Refs, "ref", nil, "a hypothesis from a branch or commit: its change since the merge base with HEAD (repeatable)")
+	fs.BoolVar(&f.src.Worktrees, "worktrees", false, "a hypothesis from every other worktree of this repository: its commits and uncommitted work")
 	fs.BoolVar(&f.headless, "headless", false, "never the TUI: text report on stdout")
 	fs.BoolVar(&f.json, "json", false, "one JSON report (shadow.report/v1) on stdout")
 	fs.BoolVar(&f.events, "events", false, "NDJSON events (shadow.event/v1) on stdout as they happen")

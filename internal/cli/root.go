@@ -28,7 +28,7 @@ usage:
   shadow show RUN[/HYP] [-C DIR] [--json|--patch]  one recorded run or hypothesis: result, diff, output
   shadow apply RUN/HYP [-C DIR] [--dry-run] [--force]  write a recorded hypothesis into the
                                             checkout (one that did not pass: --force)
-  shadow merge REPORT... [--json]           join the reports of a run's shards (--shard K/N)
+  shadow init [FILE] [--from-patches DIR|--from-worktrees]  a starter spec with its JSON Schema
   shadow demo [--headless|--json|--events]  built-in example, run end to end
   shadow probe [--json]                     which sandbox mode this machine gives, and why
   shadow gc                                 restore interrupted in-place runs, remove leftovers, prune records
@@ -70,9 +70,6 @@ flags:
   --allow-test-edits  a candidate that changes the tests or runs fewer may win
   --remote NODE[,NODE...]  run the hypotheses on Linux nodes over ssh ($SHADOW_SSH_COMMAND)
   --remote-dir DIR  where the nodes keep the mirror (default: the workspace's own path)
-  --shard K/N       run one slice of the hypotheses (the baselines in every slice);
-                    "/N" takes K from $JOB_COMPLETION_INDEX, $SLURM_ARRAY_TASK_ID...
-                    or --shard-index-env VAR; join the reports with shadow merge
   --headless        never the TUI: text report on stdout
   --json            one JSON report (shadow.report/v1) on stdout
   --events          NDJSON events (shadow.event/v1) on stdout as they happen
@@ -174,8 +171,8 @@ func NewRoot(s Streams, version string) *cobra.Command {
 		defaultHelp(c, a)
 	})
 	sub := []*cobra.Command{
-		tuiCommand(s, version), watchCommand(s), logCommand(s), showCommand(s), applyCommand(s),
-		demoCommand(s, version), probeCommand(s, version), gcCommand(s), mcpCommand(s, version), mergeCommand(s),
+		tuiCommand(s, version), watchCommand(s), logCommand(s), showCommand(s), applyCommand(s), initCommand(s),
+		demoCommand(s, version), probeCommand(s, version), gcCommand(s), mcpCommand(s, version),
 		&cobra.Command{
 			Use: "version", Short: "print shadow's version", Args: cobra.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(s.Out, "shadow", version) },

@@ -43,7 +43,7 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		pos, command = args[:dash], args[dash:]
 	}
-	if len(pos) == 0 && !f.src.any() {
+	if len(pos) == 0 && !f.src.Any() {
 		if cmd.Flags().NFlag() == 0 && len(command) == 0 {
 			// Bare `shadow`: the whole usage, as an answer to "what is this".
 			fmt.Fprint(s.Err, usageText)
@@ -96,7 +96,7 @@ func planRun(ctx context.Context, specPath string, f *runFlags, s Streams, versi
 			return nil, specErr("%v", err)
 		}
 	}
-	if f.src.any() {
+	if f.src.Any() {
 		ws, _, err := run.ResolveWorkspace(f.opts.Dir, cwd)
 		if err != nil {
 			return nil, specErr("%v", err)
@@ -107,7 +107,7 @@ func planRun(ctx context.Context, specPath string, f *runFlags, s Streams, versi
 		for _, h := range spec.Hypotheses {
 			taken[strings.ToLower(h.Name)] = true
 		}
-		more, err := f.src.hypotheses(ws, cwd, taken)
+		more, err := f.src.Hypotheses(ws, cwd, taken)
 		if err != nil {
 			return nil, err
 		}

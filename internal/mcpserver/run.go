@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/hypsrc"
 	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/internal/sandbox/remote"
@@ -22,7 +24,8 @@ import (
 // decoding goes through engine.DecodeSpec so that a refusal reads exactly
 // as the CLI's (naming the hypothesis and the field).
 type mcpRunArgs struct {
-	Hypotheses     []mcpHyp          `json:"hypotheses" jsonschema:"the candidate fixes, each run in its own shadow of the workspace. A hypothesis with no edits, delete or patch is a baseline (the checkout as it is)"`
+	mcpSourceArgs
+	Hypotheses     []mcpHyp          `json:"hypotheses,omitempty" jsonschema:"the candidate fixes, each run in its own shadow of the workspace. A hypothesis with no edits, delete or patch is a baseline (the checkout as it is)"`
 	Command        []string          `json:"command" jsonschema:"the test command as an argument vector, run with no shell in the counterpart of cwd inside each shadow, e.g. [\"go\",\"test\",\"./...\"] or [\"sh\",\"-c\",\"make test\"]. Exit status 0 means the hypothesis passed"`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute directory the command runs in; the workspace is the git top-level holding it, else the directory itself. Default: the server's working directory"`
 	Timeout        string            `json:"timeout,omitempty" jsonschema:"per-hypothesis timeout, a duration such as 90s or 5m (default 10m)"`
@@ -53,6 +56,14 @@ type mcpRunArgs struct {
 	WithTests       bool `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too; by default only its code is written"`
 }
 
+// mcpSourceArgs are shadow_run's hypotheses from outside the spec, as the
+// CLI's --patch, --ref and --worktrees (internal/hypsrc).
+type mcpSourceArgs struct {
+	Patches   []string `json:"patches,omitempty" jsonschema:"unified diff files (absolute, or relative to cwd), each one hypothesis named after the file; a directory gives one per *.diff and *.patch in it (as --patch). With patches, refs or worktrees, hypotheses may be left out"`
+	Refs      []string `json:"refs,omitempty" jsonschema:"branches or commits, each one hypothesis: its change since its merge base with the checkout's HEAD, applied over the checkout (what a worktree manager's agent branch holds), named after the ref (as --ref)"`
+	Worktrees bool     `json:"worktrees,omitempty" jsonschema:"one hypothesis per other worktree of the repository (git worktree list): its commits since the merge base and its uncommitted and untracked work, named after its directory (as --worktrees)"`
+}
+
 type mcpHyp struct {
 	Name   string    `json:"name" jsonschema:"unique name, 1-64 of A-Z a-z 0-9 . _ -"`
 	Base   string    `json:"base,omitempty" jsonschema:"start from a recorded hypothesis instead of the checkout: RUN/HYP, or @last/HYP for the newest run that has HYP"`
@@ -70,7 +81,7 @@ type mcpEdit struct {
 }
 
 // runOnlyArgs are shadow_run's arguments that are not spec fields.
-var runOnlyArgs = map[string]bool{"cwd": true, "apply": true, "mode": true, "baseline": true, "keep": true, "freeze": true,
+var runOnlyArgs = map[string]bool{"patches": true, "refs": true, "worktrees": true, "cwd": true, "apply": true, "mode": true, "baseline": true, "keep": true, "freeze": true,
 	"remote": true, "remote_dir": true, "upper": true, "upper_size": true, "no_warm": true, "with_tests": true}
 
 // runRequest is a decoded shadow_run call.
@@ -162,8 +173,11 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 			spec[k] = v
 		}
 	}
+	if err := addSources(fields, spec, r.cwd); err != nil {
+		return nil, err
+	}
 	if _, ok := spec["hypotheses"]; !ok {
-		return nil, fmt.Errorf("hypotheses: required: an array of {\"name\": ..., \"edits\": [{\"path\": ..., \"content\": ...}]}")
+		return nil, fmt.Errorf("hypotheses: required (or patches, refs or worktrees): an array of {\"name\": ..., \"edits\": [{\"path\": ..., \"content\": ...}]}")
 	}
 	data, _ := json.Marshal(spec)
 	s, err := engine.DecodeSpec(data)
@@ -178,6 +192,54 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 	}
 	r.spec = s
 	return r, nil
+}
+
+// addSources adds to spec's "hypotheses" those of the call's patches,
+// refs and worktrees (hypsrc, as the CLI's --patch, --ref, --worktrees),
+// named apart from the spec's own.
+func addSources(fields, spec map[string]json.RawMessage, cwd string) error {
+	var src hypsrc.Sources
+	for name, dst := range map[string]*[]string{"patches": &src.Patches, "refs": &src.Refs} {
+		if v, ok := fields[name]; ok && string(v) != "null" {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return fmt.Errorf("%s: must be an array of strings", name)
+			}
+		}
+	}
+	if v, ok := fields["worktrees"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &src.Worktrees); err != nil {
+			return fmt.Errorf("worktrees: must be true or false")
+		}
+	}
+	if !src.Any() {
+		return nil
+	}
+	var own []json.RawMessage
+	if v, ok := spec["hypotheses"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &own); err != nil {
+			return fmt.Errorf("hypotheses: must be an array")
+		}
+	}
+	taken := map[string]bool{"baseline": true}
+	for _, h := range own {
+		var n struct{ Name string }
+		_ = json.Unmarshal(h, &n)
+		taken[strings.ToLower(n.Name)] = true
+	}
+	ws, _, err := run.ResolveWorkspace("", cwd)
+	if err != nil {
+		return fmt.Errorf("cwd: %v", err)
+	}
+	more, err := src.Hypotheses(ws, cwd, taken)
+	if err != nil {
+		return errors.New(strings.NewReplacer("--patch", "patches", "--ref", "refs", "--worktrees", "worktrees").Replace(err.Error()))
+	}
+	for _, h := range more {
+		b, _ := json.Marshal(h)
+		own = append(own, b)
+	}
+	spec["hypotheses"], _ = json.Marshal(own)
+	return nil
 }
 
 // remoteArg decodes shadow_run's "remote": node names (or the spec's
