@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -16,6 +17,7 @@ type canaryObs struct {
 	forgedExit bool
 	// uncounted: tamperVerdict took an unnamed canary pass off the counts.
 	uncounted bool
+	token     string
 }
 
 // isCanary reports whether a test name is one of the plan's.
@@ -32,7 +34,7 @@ func (p *canaryPlan) strip(s *parse.Summary) (*parse.Summary, *canaryObs) {
 	if p == nil {
 		return s, nil
 	}
-	obs := &canaryObs{}
+	obs := &canaryObs{token: p.token}
 	if s == nil {
 		return nil, obs
 	}
@@ -225,4 +227,32 @@ func insideUnit(n string, units []string) bool {
 		}
 	}
 	return false
+}
+
+// canaryBoundary starts a runner's next section of output: a failure's
+// header, a result line, a summary.
+var canaryBoundary = regexp.MustCompile(`^\s*(_{3,}|={3,}|⎯{3,}|●|--- (FAIL|PASS|SKIP)|=== RUN|FAIL\b|FAILED\b|ERROR\b|ok\s|PASS\b|Ran \d|Test Files|Tests:|×|✓)`)
+
+// without is output with the canary's sections taken out (a line naming
+// it and what follows up to the next section), so a failure reason never
+// quotes the canary's planted failure.
+func (o *canaryObs) without(output string) string {
+	if o == nil || o.token == "" || !strings.Contains(strings.ToLower(output), o.token) {
+		return output
+	}
+	var out []string
+	skip := false
+	for _, l := range strings.Split(output, "\n") {
+		switch {
+		case strings.Contains(strings.ToLower(l), o.token):
+			skip = true
+			continue
+		case skip && canaryBoundary.MatchString(l):
+			skip = false
+		}
+		if !skip {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

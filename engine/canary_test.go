@@ -108,3 +108,17 @@ func TestCanaryStrip(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// A failure reason never quotes the canary's planted failure.
+func TestCanaryIsNotTheReason(t *testing.T) {
+	obs := &canaryObs{token: "k3x9abcd"}
+	for _, out := range []string{
+		"F.F [100%]\n=== FAILURES ===\n____ TestEdgeK3x9abcd.test_edge_k3x9abcd ____\n\n    def test_edge_k3x9abcd(self):\n>       self.assertEqual(len(\"k3x9abcd\"), 9)\nE       AssertionError: 8 != 9\n\ntests/test_edge_k3x9abcd.py:6: AssertionError\n____ test_add ____\n\n    def test_add():\n>       assert add(2, 3) == 5\nE       assert -1 == 5\n\ntests/test_calc.py:5: AssertionError\n=== short test summary info ===\nFAILED tests/test_edge_k3x9abcd.py::TestEdgeK3x9abcd::test_edge_k3x9abcd - AssertionError: 8 != 9\nFAILED tests/test_calc.py::test_add - assert -1 == 5\n2 failed, 1 passed in 0.05s\n",
+		"--- FAIL: TestEdgeK3x9abcd (0.00s)\n    edge_k3x9abcd_test.go:7: got 8, want 9\n--- FAIL: TestAdd (0.00s)\n    calc_test.go:7: Add(2, 3) = -1\nFAIL\nFAIL\texample.com/calc\t0.01s\n",
+	} {
+		why := FailureReason(obs.without(out))
+		if strings.Contains(why, "k3x9abcd") || strings.Contains(why, "8 != 9") || strings.Contains(why, "want 9") || !strings.Contains(why, "-1") {
+			t.Errorf("reason %q", why)
+		}
+	}
+}

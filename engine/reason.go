@@ -61,7 +61,7 @@ func setReason(r *Result, t *tail, timeout time.Duration, end time.Time) {
 	case StatusPassed, StatusCancelled, StatusQueued, StatusRunning:
 		return
 	}
-	out := r.OutputTail
+	out := r.canary.without(r.OutputTail) // never the canary's failure (canary.go)
 	var why string
 	switch r.Status {
 	case StatusTimedOut:
