@@ -17,14 +17,17 @@ import (
 
 func showCommand(s Streams) *cobra.Command {
 	var dir string
-	var asJSON, asPatch bool
+	var asJSON, asPatch, raw bool
 	c := &cobra.Command{
-		Use:   "show RUN[/HYP] [-C DIR] [--json|--patch]",
+		Use:   "show RUN[/HYP] [-C DIR] [--json|--patch] [--raw]",
 		Short: "one recorded run or hypothesis: result, diff, full output",
 		Long: "shadow show RUN gives a recorded run's report; shadow show RUN/HYP one hypothesis's\n" +
 			"status, files, diff, what the command wrote (with --keep) and full output.\n" +
 			"RUN is a run id, a unique prefix of one, or @last. With --patch, RUN/HYP's changes\n" +
-			"as a patch `git apply` accepts (from the verified record, as apply would write them).",
+			"as a patch `git apply` accepts (from the verified record, as apply would write them).\n" +
+			"A hypothesis's output and diff are its own: terminal control sequences in them (OSC 52\n" +
+			"clipboard writes, titles, clear screen, cursor moves) are dropped unless --raw (--patch\n" +
+			"keeps them when stdout is not a terminal, so git apply gets the exact patch).",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usage("show: want one RUN or RUN/HYP (RUN: a run id, a unique prefix of one, or @last)")
@@ -43,6 +46,11 @@ func showCommand(s Streams) *cobra.Command {
 			if err != nil {
 				return refErr(err)
 			}
+			// The text is the hypothesis's to write; the terminal is the
+			// user's (termsafe.go). JSON escapes control characters itself.
+			if !raw && !asJSON && (!asPatch || s.terminal(s.Out)) {
+				s.Out = newTermSafe(s.Out)
+			}
 			if asPatch {
 				return showPatch(s, store, ws, ri, hyp)
 			}
@@ -55,6 +63,7 @@ func showCommand(s Streams) *cobra.Command {
 	c.Flags().StringVarP(&dir, "dir", "C", "", "workspace root")
 	c.Flags().BoolVar(&asJSON, "json", false, "JSON on stdout (schema shadow.run/v1 or shadow.hyp/v1)")
 	c.Flags().BoolVar(&asPatch, "patch", false, "RUN/HYP's changes as a patch git apply accepts")
+	c.Flags().BoolVar(&raw, "raw", false, "write the output and diff as recorded, terminal control sequences included")
 	return c
 }
 
