@@ -52,6 +52,10 @@ type Config struct {
 	Confirm int
 	Sandbox Sandbox
 	Emit    func(Event)
+	// FixReport complete the report, in order, before run_finished is
+	// emitted (--freeze's stale paths, the warm layer's field): consumers
+	// only read it (engine.Broker delivers it to them concurrently).
+	FixReport []func(*Report)
 	// NewParser makes a test-output parser for a command; nil = no counts.
 	NewParser func(command []string) TestParser
 	// ParseJUnit reads a JUnit XML report; its counts win over the output's.
@@ -222,6 +226,9 @@ func Run(ctx context.Context, cfg Config) *Report {
 	}
 	copyCost(rep)
 	rep.DurationMS = now().Sub(started).Milliseconds()
+	for _, fix := range cfg.FixReport {
+		fix(rep)
+	}
 	em.emit(Event{Kind: KindRunFinished, Report: rep})
 	return rep
 }

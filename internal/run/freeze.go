@@ -28,10 +28,10 @@ func (s frozenSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome,
 
 // startFreeze copies the workspace's source files (mtimes kept) to a
 // read-only layer above the workspace for every hypothesis of the run, and
-// returns a sink to put first (it narrows the report's stale paths to the
-// paths created since, the only changes that can reach a frozen run) and
-// the clean-up.
-func (p *Plan) startFreeze(cfg *engine.Config) (func(engine.Event), func(), error) {
+// returns a report fixer to run first (it narrows the report's stale
+// paths to the paths created since, the only changes that can reach a
+// frozen run) and the clean-up.
+func (p *Plan) startFreeze(cfg *engine.Config) (func(*engine.Report), func(), error) {
 	if !engine.CapabilitiesOf(cfg.Sandbox.Mode()).Lowers {
 		return nil, nil, fmt.Errorf("--freeze needs overlay or copy mode (this run is %s)", cfg.Sandbox.Mode())
 	}
@@ -47,16 +47,12 @@ func (p *Plan) startFreeze(cfg *engine.Config) (func(engine.Event), func(), erro
 	return frozenFix(frozen, false), func() { snap.RemoveFrozen(dir) }, nil
 }
 
-// frozenFix is the sink that marks a frozen run's report: its stale paths
+// frozenFix is the report fixer that marks a frozen run's report: its stale paths
 // narrowed to those not in frozen (created since the copy: they show
 // through it), or to none when none can reach the run (all: a remote run
 // whose mirrors were synced from the copy).
-func frozenFix(frozen map[string]bool, all bool) func(engine.Event) {
-	return func(ev engine.Event) {
-		if ev.Kind != engine.KindRunFinished || ev.Report == nil {
-			return
-		}
-		r := ev.Report
+func frozenFix(frozen map[string]bool, all bool) func(*engine.Report) {
+	return func(r *engine.Report) {
 		r.Frozen = true
 		var kept []string
 		for _, s := range r.StalePaths {

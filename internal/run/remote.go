@@ -99,7 +99,7 @@ func (p *Plan) prepareRemote(ctx context.Context, cfg *engine.Config) (func(), e
 // reports no stale paths; the local node's jobs have the copy as a lower
 // layer, and, as in a local frozen run, only paths created since can reach
 // them.
-func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb engine.Freezer) (func(engine.Event), func(), error) {
+func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb engine.Freezer) (func(*engine.Report), func(), error) {
 	base := SandboxBase(p.store, cfg.Workspace)
 	snap.CleanFrozen(base)
 	dir := snap.FrozenDir(base, cfg.RunID)
@@ -111,14 +111,11 @@ func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb engine.Freezer) (func(en
 	return frozenFix(frozen, sb.FrozenAll()), func() { snap.RemoveFrozen(dir) }, nil
 }
 
-// staleFix is the sink that adds paths changed before the run's first
-// hypothesis (while the nodes were synced) to the report's stale paths.
-func staleFix(paths []string) func(engine.Event) {
-	return func(ev engine.Event) {
-		if ev.Kind != engine.KindRunFinished || ev.Report == nil {
-			return
-		}
-		r := ev.Report
+// staleFix is the report fixer that adds paths changed before the run's
+// first hypothesis (while the nodes were synced) to the report's stale
+// paths.
+func staleFix(paths []string) func(*engine.Report) {
+	return func(r *engine.Report) {
 		seen := map[string]bool{}
 		var all []string
 		for _, p := range append(append([]string{}, r.StalePaths...), paths...) {

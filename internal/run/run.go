@@ -21,7 +21,7 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	now := time.Now()
 	cfg := p.cfg
 	cfg.RunID = snap.NewRunID(now)
-	var fix func(engine.Event) // first to see the report: --freeze's, or a remote run's late changes
+	var fix func(*engine.Report) // first to see the report: --freeze's, or a remote run's late changes
 	remoteRun := p.remote
 	if fz, ok := engine.As[engine.Freezer](cfg.Sandbox); p.freeze && ok {
 		// Before the nodes are synced: their mirrors are synced from it.
@@ -65,6 +65,7 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	wr := p.startWarm(&cfg)
 	defer wr.release()
 	var rec *snap.Run
+	var recorder func(engine.Event)
 	if !p.noRecord {
 		var err error
 		rec, err = p.store.NewRunRetry(snap.Meta{Run: cfg.RunID, Workspace: cfg.Workspace, Subdir: cfg.Subdir,
@@ -76,7 +77,7 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		rec.MaxEventOutput = cfg.MaxOutput / 4 // 0: snap's default
 		p.recordInputs(rec, &cfg)
 		cfg.LogDir = filepath.Join(rec.Dir, "hyps")
-		sinks = append([]func(engine.Event){func(ev engine.Event) { _ = rec.AppendEvent(ev) }}, sinks...)
+		recorder = func(ev engine.Event) { _ = rec.AppendEvent(ev) }
 	} else {
 		// Under $TMPDIR/shadow-UID, which every sandbox masks (ShadowDirs);
 		// `shadow gc` sweeps it once this process is gone.
@@ -86,17 +87,28 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		}
 		cfg.LogDir = dir
 	}
-	if wr != nil {
-		sinks = append([]func(engine.Event){wr.finish}, sinks...)
-	}
+	// The report fixers complete the report before run_finished is
+	// delivered: --freeze's (or the late syncs') staleness first, then the
+	// warm layer's field, which reads it.
 	if fix != nil {
-		sinks = append([]func(engine.Event){fix}, sinks...)
+		cfg.FixReport = append(cfg.FixReport, fix)
 	}
-	cfg.Emit = engine.Fanout(sinks...)
+	if wr != nil {
+		cfg.FixReport = append(cfg.FixReport, wr.finish)
+	}
+	// No consumer slows the commands (engine.Broker): the record gets
+	// every event, the others may miss output while they lag.
+	consumers := []engine.Consumer{{Sink: recorder, Lossless: true}}
+	for _, s := range sinks {
+		consumers = append(consumers, engine.Consumer{Sink: s})
+	}
+	broker := engine.NewBroker(consumers...)
+	cfg.Emit = broker.Publish
 	if n, ok := engine.As[engine.RunNamer](cfg.Sandbox); ok {
 		n.SetRunID(cfg.RunID) // what --keep leaves on the nodes is kept under it
 	}
 	rep := engine.Run(ctx, cfg)
+	broker.Close() // every consumer has had run_finished
 	if rec != nil {
 		if err := rec.Finish(rep); err != nil {
 			fmt.Fprintln(p.notices, "shadow: record the report:", err)

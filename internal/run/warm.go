@@ -117,13 +117,10 @@ func (p *Plan) startWarm(cfg *engine.Config) *warmRun {
 
 // finish fills the report's warm field and, when the run's pure baseline
 // ran to its end in a run whose checkout did not change meanwhile, makes
-// its ignored outputs the layer's next generation. It runs as the
-// run_finished sink before the recorder, so the record holds the result.
-func (w *warmRun) finish(ev engine.Event) {
-	if ev.Kind != engine.KindRunFinished || ev.Report == nil {
-		return
-	}
-	r := ev.Report
+// its ignored outputs the layer's next generation. It is a report fixer
+// (engine.Config.FixReport): it runs before run_finished is delivered, so
+// the record and every consumer see the result.
+func (w *warmRun) finish(r *engine.Report) {
 	info := &engine.WarmLayer{Note: w.note}
 	if l := w.sb.layer; l != nil {
 		info.Used, info.Generation, info.Files, info.Bytes = true, l.Meta.Generation, l.Meta.Files, l.Meta.Bytes
