@@ -120,6 +120,7 @@ func Execute(args []string, s Streams, version string) error {
 	if errors.As(err, &ae) && ae.Command == "" && c != nil && c != root {
 		ae.Command = c.Name()
 	}
+	writeJSONRefusal(args, err, s.Out) // jsonerr.go: --json gets a JSON answer
 	return err
 }
 
