@@ -28,6 +28,8 @@ usage:
   shadow show RUN[/HYP] [-C DIR] [--json|--patch]  one recorded run or hypothesis: result, diff, output
   shadow apply RUN/HYP [-C DIR] [--dry-run] [--force]  write a recorded hypothesis into the
                                             checkout (one that did not pass: --force)
+  shadow merge REPORT... [--json]           join the reports of a run's shards (--shard K/N)
+  shadow slurm script [--shards N] [--out DIR] SPEC -- COMMAND...  a Slurm job array of the shards
   shadow init [FILE] [--from-patches DIR|--from-worktrees]  a starter spec with its JSON Schema
   shadow demo [--headless|--json|--events]  built-in example, run end to end
   shadow probe [--json]                     which sandbox mode this machine gives, and why
@@ -70,6 +72,9 @@ flags:
   --allow-test-edits  a candidate that changes the tests or runs fewer may win
   --remote NODE[,NODE...]  run the hypotheses on Linux nodes over ssh ($SHADOW_SSH_COMMAND)
   --remote-dir DIR  where the nodes keep the mirror (default: the workspace's own path)
+  --shard K/N       run one slice of the hypotheses (the baselines in every slice);
+                    "/N" takes K from $JOB_COMPLETION_INDEX, $SLURM_ARRAY_TASK_ID...
+                    or --shard-index-env VAR; join the reports with shadow merge
   --headless        never the TUI: text report on stdout
   --json            one JSON report (shadow.report/v1) on stdout
   --events          NDJSON events (shadow.event/v1) on stdout as they happen
@@ -173,7 +178,7 @@ func NewRoot(s Streams, version string) *cobra.Command {
 	})
 	sub := []*cobra.Command{
 		tuiCommand(s, version), watchCommand(s), logCommand(s), showCommand(s), applyCommand(s), initCommand(s),
-		demoCommand(s, version), probeCommand(s, version), gcCommand(s), mcpCommand(s, version),
+		demoCommand(s, version), probeCommand(s, version), gcCommand(s), mcpCommand(s, version), mergeCommand(s), slurmCommand(s),
 		&cobra.Command{
 			Use: "version", Short: "print shadow's version", Args: cobra.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(s.Out, "shadow", version) },
