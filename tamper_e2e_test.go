@@ -208,3 +208,36 @@ func editsOf(t *testing.T, dir string) []any {
 }
 
 var _ = engine.StatusPassed
+
+// The defu-style false alarm through the binary: a vitest suite whose
+// compat file also runs node:test (its TAP lines in the same output). The
+// baseline names its 5 failing vitest tests; the real fix passes them and
+// vitest no longer names them, while node's TAP names its own two. Runner
+// by runner nothing is lost: the fix wins, fixing the 5.
+func TestE2ETwoRunnersInOneCommandRealFixWins(t *testing.T) {
+	parallel(t)
+	jsModules, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
+	if _, err := os.Stat(jsModules); err != nil {
+		t.Skip("run `npm ci --prefix testdata/runners/js` first (.ci/run does)")
+	}
+	node := need(t, "node")
+	e := newEnv(t)
+	dir := filepath.Join("testdata", "tamper", "two-runners")
+	copyTree(t, filepath.Join(dir, "project"), e.ws)
+	if err := os.Symlink(jsModules, filepath.Join(e.ws, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	spec := e.spec(map[string]any{"hypotheses": []any{
+		map[string]any{"name": "baseline"},
+		map[string]any{"name": "fix", "edits": editsOf(t, filepath.Join(dir, "candidates", "fix"))},
+	}, "command": []string{node, "node_modules/vitest/vitest.mjs", "run"}})
+	out, stderr, code := e.shadow("--headless", "--json", "-C", e.ws, spec)
+	rep := e.report(out)
+	fix := byName(rep)["fix"]
+	if code != 0 || rep.Winner == nil || *rep.Winner != "fix" || fix.Disqualified != nil || fix.LostTests == nil || *fix.LostTests != 0 || len(fix.Fixed) != 5 {
+		t.Errorf("exit %d winner %v: fix disqualified %q lost %v fixed %v tests %+v\n%s\n%s", code, rep.Winner, str(fix.Disqualified), fix.LostTests, fix.Fixed, fix.Tests, fix.OutputTail, stderr)
+	}
+	if fix.Tests == nil || (fix.Tests.Framework != "vitest+node" && fix.Tests.Framework != "node+vitest") || fix.Tests.Passed != 9 || fix.Tests.Failed != 0 {
+		t.Errorf("fix tests %+v", fix.Tests)
+	}
+}

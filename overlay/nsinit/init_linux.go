@@ -160,6 +160,10 @@ func runCommand(cfg *Config) (exit int, sig string, err error) {
 	if err != nil {
 		return 0, "", fmt.Errorf("%s: %w", cfg.Argv[0], err)
 	}
+	// The command inherited the raised oom_score_adj; the init goes back
+	// to its own, so a hypothesis over its memory cap loses a process of
+	// the command, not the init that reports (limits_linux.go).
+	restoreInitOOM()
 	go func() {
 		for s := range sigs {
 			_ = unix.Kill(-pid, s.(syscall.Signal))

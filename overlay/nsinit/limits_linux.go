@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,10 +32,53 @@ type LimitConfig struct {
 	NProc int64 `json:"nproc,omitempty"`
 }
 
+// initOOM is the init's oom_score_adj before applyLimits raised it, for
+// restoreInitOOM; "" when it was not raised.
+var initOOM string
+
+// restoreInitOOM puts the init's own oom_score_adj back once the command
+// has inherited the raised one. Lowering it back is allowed without
+// privilege down to oom_score_adj_min, which an unprivileged write leaves
+// where it was (proc(5)).
+//
+// Only root can: the init of a user namespace would have to be dumpable
+// for the write (writeOwnOOM) while the command runs, and the command (the
+// same uid) could then ptrace it. There the init keeps the raised value;
+// --memory, whose cap-wide OOM would otherwise pick the init as readily as
+// the command, needs a memory cgroup, which root has and a user seldom
+// does.
+func restoreInitOOM() {
+	if initOOM != "" && os.Geteuid() == 0 {
+		_ = os.WriteFile("/proc/self/oom_score_adj", []byte(initOOM), 0)
+	}
+}
+
+// writeOwnOOM writes the init's oom_score_adj. The init is not dumpable
+// (init_linux.go), so in a user namespace its /proc files belong to the
+// host's root, which the namespace does not map, and the write fails with
+// EACCES (proc(5), "PR_SET_DUMPABLE"): it is dumpable for the one write.
+// That is safe only while the init has started nothing: applyLimits runs
+// before the command exists.
+func writeOwnOOM(v string) error {
+	err := os.WriteFile("/proc/self/oom_score_adj", []byte(v), 0)
+	if err == nil || os.Geteuid() == 0 {
+		return err
+	}
+	if unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0) != nil {
+		return err
+	}
+	err = os.WriteFile("/proc/self/oom_score_adj", []byte(v), 0)
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	return err
+}
+
 // applyLimits sets the init's own oom_score_adj and RLIMIT_NPROC.
 func applyLimits(l LimitConfig) (string, error) {
 	if l.OOMScoreAdj != 0 {
-		if err := os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(l.OOMScoreAdj)), 0); err != nil {
+		if b, err := os.ReadFile("/proc/self/oom_score_adj"); err == nil {
+			initOOM = strings.TrimSpace(string(b))
+		}
+		if err := writeOwnOOM(strconv.Itoa(l.OOMScoreAdj)); err != nil {
 			return fmt.Sprintf("set oom_score_adj to %d", l.OOMScoreAdj), err
 		}
 	}

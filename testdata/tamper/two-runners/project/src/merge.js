@@ -1,0 +1,1 @@
+export function merge(a, b) { return Object.assign({}, a, b) }
