@@ -99,7 +99,7 @@ const maxOutside = 10000
 
 // cacheRoots, relative to $HOME, are summed into one entry each: a build
 // writes thousands of files there, none of which says anything alone.
-var cacheRoots = []string{".cache", "go/pkg/mod", ".cargo/registry", ".cargo/git", ".npm", ".rustup", ".m2/repository", ".gradle/caches", ".pnpm-store", ".yarn/berry/cache"}
+var cacheRoots = []string{".cache", ".config/go/telemetry", "go/pkg/mod", ".cargo/registry", ".cargo/git", ".npm", ".rustup", ".m2/repository", ".gradle/caches", ".pnpm-store", ".yarn/berry/cache"}
 
 // outsideWrites lists what the command wrote into each sealed dir, from
 // its upper dir: a file or symlink is "created" when the real directory
