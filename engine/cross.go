@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path"
@@ -56,8 +58,23 @@ const (
 	crossFail
 )
 
-// crossBase is the outcome key of the checkout target.
-const crossBase = "\x00checkout"
+// codeKey names what a target's jobs lay over the checkout: candidates
+// with the same code (agents converge on one fix more often than not; a
+// candidate that changed only tests has the checkout's code) share their
+// cross jobs and outcomes, as Agentless groups candidates by their
+// normalized patch.
+func codeKey(code Hypothesis) string {
+	h := sha256.New()
+	w := code.WithCommon()
+	for _, f := range w.Files {
+		fmt.Fprintf(h, "f %q %o %d\n", f.Path, f.Mode, len(f.Content))
+		h.Write(f.Content)
+	}
+	for _, d := range w.Deletes {
+		fmt.Fprintf(h, "d %q\n", d)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 type crossPhase struct {
 	cfg    *Config
@@ -70,9 +87,14 @@ type crossPhase struct {
 	splits map[string]judgeSplit
 	base   Hypothesis // the checkout target: no code, the common part
 	cwd    string
+	// keys: each hypothesis's codeKey, baseKey the checkout target's;
+	// claimed: the key/group jobs already started.
+	keys    map[string]string
+	baseKey string
+	claimed map[string]bool
 
 	mu sync.Mutex
-	// out[target][proposer][test] and passed[target]: the names the
+	// out[codeKey][proposer][test] and passed[codeKey]: the names the
 	// target's jobs saw passing (for the judged-run note).
 	out    map[string]map[string]map[string]crossOutcome
 	passed map[string]map[string]bool
@@ -122,6 +144,11 @@ func newCrossPhase(cfg *Config, em *emitter, jd *judge, splits map[string]judgeS
 		cp.base = Hypothesis{Name: "checkout", Common: s.code.Common, CommonDeletes: s.code.CommonDeletes}
 	}
 	cp.groups = groupProposals(cp.props, cp.mods)
+	cp.keys, cp.claimed = map[string]string{}, map[string]bool{}
+	for _, h := range hyps {
+		cp.keys[h.Name] = codeKey(splits[h.Name].code)
+	}
+	cp.baseKey = codeKey(cp.base)
 	return cp
 }
 
@@ -190,14 +217,31 @@ func (cp *crossPhase) afterJudged(ctx context.Context, r *Result, sem chan struc
 		if r.Status != StatusPassed && !inGroup(g, r.Name) {
 			continue // a failed proposer runs only its own tests
 		}
-		cp.start(ctx, r.Name, r.Name, code, gi, g, sem, now)
+		if cp.claim(cp.keys[r.Name], gi) {
+			cp.start(ctx, cp.keys[r.Name], r.Name, code, gi, g, sem, now)
+		}
 	}
+}
+
+// claim reports whether the job of this code and group is still to start
+// (and marks it started).
+func (cp *crossPhase) claim(key string, gi int) bool {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	k := fmt.Sprintf("%s/%d", key, gi)
+	if cp.claimed[k] {
+		return false
+	}
+	cp.claimed[k] = true
+	return true
 }
 
 // startBaseline starts the checkout target's jobs.
 func (cp *crossPhase) startBaseline(ctx context.Context, sem chan struct{}, now func() time.Time) {
 	for gi, g := range cp.groups {
-		cp.start(ctx, crossBase, cp.base.Name, cp.base, gi, g, sem, now)
+		if cp.claim(cp.baseKey, gi) {
+			cp.start(ctx, cp.baseKey, cp.base.Name, cp.base, gi, g, sem, now)
+		}
 	}
 }
 
@@ -397,7 +441,7 @@ func (cp *crossPhase) finish(results []*Result) {
 		r.ProposedTests = []ProposedTest{}
 		for _, t := range p.tests {
 			pt := ProposedTest{Path: t.path, Test: t.name}
-			b, own := cp.out[crossBase][p.name][t.String()], cp.out[p.name][p.name][t.String()]
+			b, own := cp.out[cp.baseKey][p.name][t.String()], cp.out[cp.keys[p.name]][p.name][t.String()]
 			if b != crossUnknown && own != crossUnknown {
 				v := b == crossFail && own == crossPass
 				pt.Reproduces = &v
@@ -419,7 +463,7 @@ func (cp *crossPhase) finish(results []*Result) {
 			}
 			for _, t := range repro[p.name] {
 				ref := CrossRef{From: p.name, Test: t.String()}
-				switch cp.out[r.Name][p.name][t.String()] {
+				switch cp.out[cp.keys[r.Name]][p.name][t.String()] {
 				case crossPass:
 					c.Passed = append(c.Passed, ref)
 				case crossFail:
@@ -439,7 +483,7 @@ func (cp *crossPhase) ownPassed(name string) map[string]bool {
 	}
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
-	return cp.passed[name]
+	return cp.passed[cp.keys[name]]
 }
 
 func resultNamed(results []*Result, name string) *Result {
