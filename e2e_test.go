@@ -236,7 +236,9 @@ func TestE2EParallelHypothesesOverlap(t *testing.T) {
 		`while [ "$(ls ` + stamps + ` | grep -c start)" -lt 3 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; ` +
 		`date +%s.%N > ` + stamps + `/$n.end`
 	start := time.Now()
-	if out, stderr, code := e.shadow("--headless", "-j", "3", "-C", e.ws, spec, "--", "sh", "-c", script); code != 0 {
+	// The stamps are state the hypotheses share: the host's /tmp (--tmp
+	// shared), not each one's own.
+	if out, stderr, code := e.shadow("--headless", "-j", "3", "--tmp", "shared", "-C", e.ws, spec, "--", "sh", "-c", script); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)
 	}
 	read := func(n string) float64 {

@@ -251,6 +251,9 @@ func TestE2EVerdictConfirmCatchesFlaky(t *testing.T) {
 		},
 		"command": []string{py, "-m", "pytest", "-q", "-p", "no:cacheprovider"},
 		"env":     map[string]string{"FLAKY_DIR": counter, "PYTHONDONTWRITEBYTECODE": "1"},
+		// The counter is state the runs share: the host's /tmp, not each
+		// hypothesis's own (the seal's default).
+		"tmp": "shared",
 	})
 	out, stderr, code := e.shadow("--headless", "--json", "-C", e.ws, spec)
 	rep := e.report(out)

@@ -601,7 +601,7 @@ func TestE2ERemoteSecondRunWaitsForTheMirror(t *testing.T) {
 	flag := filepath.Join(t.TempDir(), "go")
 	marker := "0.10" + strconv.Itoa(os.Getpid())
 	spec := r.spec(map[string]any{"hypotheses": []any{map[string]any{"name": "a"}}})
-	a := r.cmd("--headless", "--json", "--no-record", "--remote", "n1", "-C", r.ws, spec, "--", "sh", "-c", "until [ -e "+flag+" ]; do sleep "+marker+"; done; cat v.txt")
+	a := r.cmd("--headless", "--json", "--no-record", "--tmp", "shared", "--remote", "n1", "-C", r.ws, spec, "--", "sh", "-c", "until [ -e "+flag+" ]; do sleep "+marker+"; done; cat v.txt")
 	a.Env = append(a.Env, "SHADOW_SSH_COMMAND=ssh -F "+r.sshConfig)
 	var aout bytes.Buffer
 	a.Stdout = &aout
