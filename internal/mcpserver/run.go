@@ -25,6 +25,7 @@ import (
 // as the CLI's (naming the hypothesis and the field).
 type mcpRunArgs struct {
 	mcpSourceArgs
+	Common         *mcpCommon        `json:"common,omitempty" jsonschema:"what every hypothesis gets, the baseline included (a reproduction test for all candidates): its files are the judge's, never applied, and a hypothesis that changes one is editing the tests"`
 	Hypotheses     []mcpHyp          `json:"hypotheses,omitempty" jsonschema:"the candidate fixes, each run in its own shadow of the workspace. A hypothesis with no edits, delete or patch is a baseline (the checkout as it is)"`
 	Command        []string          `json:"command" jsonschema:"the test command as an argument vector, run with no shell in the counterpart of cwd inside each shadow, e.g. [\"go\",\"test\",\"./...\"] or [\"sh\",\"-c\",\"make test\"]. Exit status 0 means the hypothesis passed"`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute directory the command runs in; the workspace is the git top-level holding it, else the directory itself. Default: the server's working directory"`
@@ -393,7 +394,11 @@ func modelReport(rep *engine.Report, footer bool) (string, *engine.Report) {
 	for i, h := range rep.Hypotheses {
 		hc := *h
 		ref := rep.Run + "/" + h.Name
-		hc.OutputTail = trimLines(h.OutputTail, budget, ref)
+		lines := budget
+		if h.Reason != nil { // the reason line names the first error already
+			lines = max(budget-2, 4)
+		}
+		hc.OutputTail = trimLines(h.OutputTail, lines, ref)
 		limit := maxOtherDiff
 		if rep.Winner != nil && *rep.Winner == h.Name {
 			limit = maxWinnerDiff

@@ -60,19 +60,19 @@ func New(cwd, version string, notices io.Writer) *Server {
 			"The checkout is not modified (unless apply is true and a hypothesis passed). " +
 			"Returns the ranked report: the winner (the best hypothesis that passed) with its unified diff in full, and the last lines of each failing hypothesis's output with the path of its full log. " +
 			"No hypothesis passing is a normal result, not an error. Include a hypothesis with no edits (a baseline) to see how the unchanged code fares.",
-		InputSchema: mustSchema[mcpRunArgs](map[string][]any{
-			"mode": {"auto", "overlay", "copy", "inplace"}, "net": {"host", "isolated"}, "tmp": {"shared", "private"}}),
+		InputSchema: runInputSchema(),
 		// The structured content is the report (shadow.report/v1), its
 		// tails and diffs sized as the text's (modelReport).
 		OutputSchema: reportSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "shadow run", DestructiveHint: &no, OpenWorldHint: &yes},
 	}, s.toolRun)
 	s.server.AddTool(&mcp.Tool{
-		Name:        "shadow_log",
-		Title:       "List recorded runs",
-		Description: "The timeline of recorded shadow runs of a workspace, newest last: each run's id, start time, command, state, winner and hypotheses' statuses. Use a run id (or @last) with shadow_show.",
-		InputSchema: mustSchema[mcpLogArgs](nil),
-		Annotations: &mcp.ToolAnnotations{Title: "shadow log", ReadOnlyHint: true, OpenWorldHint: &no},
+		Name:         "shadow_log",
+		Title:        "List recorded runs",
+		Description:  "The timeline of recorded shadow runs of a workspace, newest last: each run's id, start time, command, state, winner and hypotheses' statuses. Use a run id (or @last) with shadow_show.",
+		InputSchema:  mustSchema[mcpLogArgs](nil),
+		OutputSchema: outputSchema[LogDoc](),
+		Annotations:  &mcp.ToolAnnotations{Title: "shadow log", ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolLog)
 	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_show",
@@ -87,7 +87,7 @@ func New(cwd, version string, notices io.Writer) *Server {
 		Description: "Write a recorded hypothesis (ref RUN/HYP, e.g. @last/fix) into the checkout, as `shadow apply` does: only if every file it writes still holds what it held when its run started (else nothing is written). " +
 			"A hypothesis that did not pass, or is disqualified, suspicious or tampered, is refused, naming why, unless force is true. A file changed while apply writes stops it; the error names what was written and what not.",
 		InputSchema:  mustSchema[mcpApplyArgs](nil),
-		OutputSchema: mustSchema[ApplyDoc](nil),
+		OutputSchema: outputSchema[ApplyDoc](),
 		Annotations:  &mcp.ToolAnnotations{Title: "shadow apply", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
 	}, s.toolApply)
 	s.server.AddTool(&mcp.Tool{
@@ -166,7 +166,7 @@ func reportSchema() *jsonschema.Schema {
 		panic(err)
 	}
 	sc.Description = "the ranked report, schema shadow.report/v1"
-	return sc
+	return describe(sc)
 }
 
 func portable(sc *jsonschema.Schema) {

@@ -1,0 +1,35 @@
+package mcpserver
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// mcpCommon is the spec's "common" (docs/spec.md): edits, deletes and a
+// patch every hypothesis gets, the baseline included; its files are the
+// judge's.
+type mcpCommon struct {
+	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files every hypothesis gets (a reproduction test for all candidates), each replaced whole or created"`
+	Delete []string  `json:"delete,omitempty" jsonschema:"workspace-relative paths deleted in every hypothesis"`
+	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff applied in every hypothesis, after its base and before its own edits"`
+}
+
+// mcpRemoteNode is one entry of "remote" written as an object.
+type mcpRemoteNode struct {
+	Node string `json:"node" jsonschema:"an ssh destination as ~/.ssh/config knows it (a Host, or user@host); local names this machine"`
+	Jobs int    `json:"jobs,omitempty" jsonschema:"hypotheses at once on this node (default: its CPU count)"`
+}
+
+// runInputSchema is shadow_run's input schema: mcpRunArgs's, strict at
+// every level, with the enums of the string options and "remote" entries
+// that are a node's name or {node, jobs} (the spec accepts both; the
+// inference typed them as strings only).
+func runInputSchema() *jsonschema.Schema {
+	sc := mustSchema[mcpRunArgs](map[string][]any{
+		"mode": {"auto", "overlay", "copy", "inplace"}, "net": {"private", "isolated", "host"},
+		"tmp": {"private", "shared"}, "upper": {"disk", "ram"}})
+	if r := sc.Properties["remote"]; r != nil {
+		obj := mustSchema[mcpRemoteNode](nil)
+		r.Items = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "string", Description: "the node's ssh destination"}, obj}}
+	}
+	return sc
+}

@@ -1,0 +1,114 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// issue 24: shadow_run's input schema forbade unknown fields but omitted
+// common and typed remote's objects as strings. Every field the tool
+// accepts (the spec's fields and the run-only ones) is in it, no other,
+// it stays strict, and a remote entry may be a name or {node, jobs}.
+func TestRunInputSchemaIsCompleteAndStrict(t *testing.T) {
+	sc := runInputSchema()
+	accepted := map[string]bool{}
+	st := reflect.TypeOf(engine.Spec{})
+	for i := 0; i < st.NumField(); i++ {
+		if n, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ","); n != "" && n != "-" && n != "$schema" {
+			accepted[n] = true
+		}
+	}
+	for k := range runOnlyArgs {
+		accepted[k] = true
+	}
+	var missing, extra []string
+	for k := range accepted {
+		if sc.Properties[k] == nil {
+			missing = append(missing, k)
+		}
+	}
+	for k := range sc.Properties {
+		if !accepted[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing)+len(extra) > 0 {
+		t.Errorf("shadow_run's input schema lacks %v, has unaccepted %v", missing, extra)
+	}
+	var strict func(path string, s *jsonschema.Schema)
+	strict = func(path string, s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		if len(s.Properties) > 0 && (s.AdditionalProperties == nil || !reflect.DeepEqual(s.AdditionalProperties, &jsonschema.Schema{Not: &jsonschema.Schema{}})) {
+			t.Errorf("%s: an object that allows unknown fields", path)
+		}
+		for k, p := range s.Properties {
+			if p.Description == "" && path == "" {
+				t.Errorf("%s: no description", k)
+			}
+			strict(path+"."+k, p)
+		}
+		strict(path+"[]", s.Items)
+		for i, a := range s.AnyOf {
+			strict(path+"|"+string(rune('0'+i)), a)
+		}
+	}
+	strict("", sc)
+	if c := sc.Properties["common"]; c == nil || c.Properties["edits"] == nil || c.Properties["patch"] == nil {
+		t.Errorf("common is not typed: %+v", c)
+	}
+	rs, err := sc.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{
+		`{"command":["true"],"hypotheses":[{"name":"a"}],"remote":["build1",{"node":"build2","jobs":4}]}`,
+		`{"command":["true"],"hypotheses":[{"name":"a"}],"common":{"edits":[{"path":"t.py","content":"x"}],"patch":""}}`,
+	} {
+		var v any
+		json.Unmarshal([]byte(doc), &v)
+		if err := rs.Validate(v); err != nil {
+			t.Errorf("%s: refused by the schema: %v", doc, err)
+		}
+	}
+	for _, doc := range []string{
+		`{"command":["true"],"hypotheses":[{"name":"a"}],"remote":[{"node":"b","cores":4}]}`,
+		`{"command":["true"],"hypotheses":[{"name":"a"}],"nosuch":1}`,
+	} {
+		var v any
+		json.Unmarshal([]byte(doc), &v)
+		if err := rs.Validate(v); err == nil {
+			t.Errorf("%s: accepted by the schema", doc)
+		}
+	}
+}
+
+// Every tool's output schema describes its fields, at every level.
+func TestOutputSchemasHaveDescriptions(t *testing.T) {
+	for name, sc := range map[string]*jsonschema.Schema{"shadow_run": reportSchema(), "shadow_log": outputSchema[LogDoc](), "shadow_apply": outputSchema[ApplyDoc]()} {
+		var walk func(path string, s *jsonschema.Schema)
+		walk = func(path string, s *jsonschema.Schema) {
+			if s == nil {
+				return
+			}
+			for k, p := range s.Properties {
+				if p.Description == "" {
+					t.Errorf("%s: %s%s has no description", name, path, k)
+				}
+				walk(path+k+".", p)
+			}
+			walk(path, s.Items)
+		}
+		walk("", sc)
+	}
+}
