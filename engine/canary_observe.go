@@ -164,7 +164,9 @@ func tamperVerdict(results []*Result, base *Result) {
 				}
 			}
 		}
-		if base != nil && r != base && r.Status == StatusPassed && len(r.judgeProposed) == 0 {
+		// A candidate judged without its proposals (judged.go), or with
+		// none, runs the judge's tests and no more.
+		if base != nil && r != base && r.Status == StatusPassed && (len(r.judgeProposed) == 0 || r.judged) {
 			ev = append(ev, judgeCountEvidence(base, r)...)
 		}
 		if len(ev) > 0 {
