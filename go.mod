@@ -22,6 +22,8 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
+require go.yaml.in/yaml/v3 v3.0.4
+
 require (
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/aymanbagabas/go-udiff v0.3.1 // indirect
