@@ -32,7 +32,7 @@ func runHostile(t *testing.T, s *suite) {
 	t.Run("CallersTmux", s.callersTmux)
 	t.Run("TIOCSTI", s.tiocsti)
 	t.Run("GitWorktree", s.gitWorktree)
-	runSeal(t, s) // seal_linux.go: $HOME, /tmp and the system outside the workspace
+	runSeal(t, s)    // seal_linux.go: $HOME, /tmp and the system outside the workspace
 	runNetwork(t, s) // network_linux.go: siblings', the host's and the user's servers
 }
 
