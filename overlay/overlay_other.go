@@ -35,7 +35,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 }
 
 func Probe(base string) Verdict {
-	return Verdict{Mode: "inplace", Stage: "create namespaces", Reason: "overlayfs and user namespaces need Linux", Fix: "shadow runs hypotheses one at a time in place here", Upper: base, Base: base,
+	return Verdict{Mode: string(engine.ModeInplace), Stage: "create namespaces", Reason: "overlayfs and user namespaces need Linux", Fix: "shadow runs hypotheses one at a time in place here", Upper: base, Base: base,
 		Protection: "accidents only: the command runs as you in the checkout itself, with no namespace, and can write whatever you can"}
 }
 

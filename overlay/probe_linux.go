@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
@@ -28,7 +29,7 @@ const forceFailEnv = "SHADOW_TEST_NO_USERNS"
 func Probe(base string) Verdict {
 	v := Verdict{UserNS: os.Geteuid() != 0, Upper: base, Base: base}
 	if os.Getenv(forceFailEnv) == "1" {
-		v.Mode, v.Stage, v.Errno = "inplace", "create namespaces", "EPERM"
+		v.Mode, v.Stage, v.Errno = string(engine.ModeInplace), "create namespaces", "EPERM"
 		v.Protection = protectionInplace
 		v.Reason = "create namespaces failed: EPERM (simulated: " + forceFailEnv + "=1 is set)"
 		v.Fix = "unset " + forceFailEnv + " to use overlay shadows"
@@ -66,7 +67,7 @@ const (
 )
 
 func (v Verdict) overlay(st *initStatus, upper string) Verdict {
-	v.Mode, v.Options, v.Proc, v.Upper = "overlay", []string{st.Options}, st.Proc, upper
+	v.Mode, v.Options, v.Proc, v.Upper = string(engine.ModeOverlay), []string{st.Options}, st.Proc, upper
 	v.Protection = protectionOverlay
 	v.Reason = "overlayfs mounts in a new mount namespace"
 	if v.UserNS {
@@ -87,7 +88,7 @@ type probeError struct {
 func (e *probeError) Error() string { return e.err.Error() }
 
 func failure(v Verdict, err error, base string) Verdict {
-	v.Mode, v.Protection = "inplace", protectionInplace
+	v.Mode, v.Protection = string(engine.ModeInplace), protectionInplace
 	pe := &probeError{stage: "sandbox", err: err}
 	errors.As(err, &pe)
 	v.Stage, v.Errno = pe.stage, errnoName(pe.err)
@@ -161,7 +162,7 @@ func CachedProbe(base, cacheFile, version string) Verdict {
 				v.Cached = true
 				if v.Protection == "" { // cached by a build without it
 					v.Protection = protectionInplace
-					if v.Mode == "overlay" {
+					if v.Mode == string(engine.ModeOverlay) {
 						v.Protection = protectionOverlay
 					}
 				}

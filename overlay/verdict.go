@@ -4,7 +4,7 @@ package overlay
 // It is shared by the Linux probe and the stub elsewhere (one definition,
 // so the JSON of `shadow probe --json` is the same on every OS).
 type Verdict struct {
-	Mode    string   `json:"mode"`              // "overlay" or "inplace"
+	Mode    string   `json:"mode"`              // engine.ModeOverlay or ModeInplace
 	Reason  string   `json:"reason"`            // one line a user can read
 	Stage   string   `json:"stage,omitempty"`   // the step that failed
 	Errno   string   `json:"errno,omitempty"`   // its errno, e.g. EPERM

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/sandbox/copy"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
@@ -12,22 +13,22 @@ import (
 // it and Explain prints it: the probe cannot say one thing and a run do
 // another.
 type decision struct {
-	mode     string          // "overlay", "copy" or "inplace"
+	mode     engine.Mode     // overlay, copy or in place
 	verdict  overlay.Verdict // the probe's
 	copyBase string          // where copies go (copy mode)
 	copyErr  error           // why no copy can be made here (in place)
 }
 
 func decideAuto(v overlay.Verdict, store snap.Store, ws string) decision {
-	d := decision{mode: v.Mode, verdict: v}
-	if v.Mode == "overlay" {
+	d := decision{mode: engine.ModeOverlay, verdict: v}
+	if v.Mode == string(engine.ModeOverlay) {
 		return d
 	}
 	d.copyBase, d.copyErr = copyBase(store, ws)
 	if d.copyErr == nil {
-		d.mode = "copy"
+		d.mode = engine.ModeCopy
 	} else {
-		d.mode = "inplace"
+		d.mode = engine.ModeInplace
 	}
 	return d
 }

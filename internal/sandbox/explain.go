@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -38,9 +39,9 @@ func Explain(store snap.Store, ws, version string, fresh bool) Explanation {
 func explain(d decision) Explanation {
 	e := Explanation{Verdict: d.verdict}
 	switch d.mode {
-	case "copy":
-		e.Mode, e.Protection, e.Copies = "copy", protectionCopy, d.copyBase
-	case "inplace":
+	case engine.ModeCopy:
+		e.Mode, e.Protection, e.Copies = string(engine.ModeCopy), protectionCopy, d.copyBase
+	case engine.ModeInplace:
 		e.CopyErr = d.copyErr
 	}
 	return e
@@ -57,7 +58,7 @@ func (e Explanation) Text() string {
 	if v.Protection != "" {
 		fmt.Fprintf(&b, "protects against: %s\n", v.Protection)
 	}
-	if v.Mode == "overlay" {
+	if v.Mode == string(engine.ModeOverlay) {
 		fmt.Fprintf(&b, "upper dirs: %s\n", v.Upper)
 		if !v.Proc {
 			b.WriteString("note: a fresh /proc could not be mounted; commands see the outer process list\n")
@@ -66,17 +67,17 @@ func (e Explanation) Text() string {
 	if v.Layer != "" {
 		fmt.Fprintf(&b, "blocked by: %s\n", v.Layer)
 	}
-	if v.Mode != "overlay" && v.Stage != "" {
+	if v.Mode != string(engine.ModeOverlay) && v.Stage != "" {
 		fmt.Fprintf(&b, "step: %s", v.Stage)
 		if v.Errno != "" {
 			fmt.Fprintf(&b, " (%s)", v.Errno)
 		}
 		b.WriteString("\n")
 	}
-	switch v.Mode {
-	case "copy":
+	switch engine.Mode(v.Mode) {
+	case engine.ModeCopy:
 		fmt.Fprintf(&b, "so:   --mode auto runs each hypothesis in its own copy of the workspace, in parallel (copies in %s)\n", e.Copies)
-	case "inplace":
+	case engine.ModeInplace:
 		b.WriteString("so:   --mode auto runs in place: one hypothesis at a time in the checkout itself, every\n")
 		b.WriteString("      original journaled (fsynced) to the state dir first and restored after each run;\n")
 		b.WriteString("      an interrupted run is restored by the next shadow on that workspace, or by `shadow gc`\n")

@@ -109,7 +109,7 @@ func Open(c Config) (engine.Sandbox, error) {
 		d := decideAuto(probe(c.Store, c.Workspace, c.Version), c.Store, c.Workspace)
 		v := d.verdict
 		switch {
-		case d.mode == string(engine.ModeOverlay):
+		case d.mode == engine.ModeOverlay:
 			// v.Upper: the probe moves upper dirs to $TMPDIR when the
 			// state dir's filesystem cannot hold them.
 			ov := overlay.New(v.Upper, v.Options).Mask(hide...).Writable(c.Writable...)
@@ -122,7 +122,7 @@ func Open(c Config) (engine.Sandbox, error) {
 			sb = ov
 		case c.Mode == string(engine.ModeOverlay):
 			return nil, &Refusal{Msg: "overlay mode is unavailable", Reason: v.Reason, Fix: v.Fix}
-		case d.mode == string(engine.ModeCopy):
+		case d.mode == engine.ModeCopy:
 			fmt.Fprintf(notices, "shadow: overlay unavailable (%s), running each hypothesis in its own copy of the workspace (copy mode); `shadow probe` says why and how to fix it\n", shortReason(v))
 			sb = newCopy(d.copyBase)
 		default:

@@ -426,7 +426,7 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 	if n.slots == 0 {
 		n.slots = max(r.CPUs, 1)
 	}
-	if r.Mode == "inplace" {
+	if r.Mode == string(engine.ModeInplace) {
 		// In place in the mirror: one hypothesis at a time.
 		n.slots = 1
 		fmt.Fprintf(s.o.Notices, "shadow: node %s runs hypotheses one at a time in place (%s)\n", n.name, r.Reason)
