@@ -84,7 +84,7 @@ func Scan(f File) []Hit {
 		}
 		for i, l := range lines {
 			n := i + 1
-			if !ctx.isCode(i) {
+			if !ctx.isCode(i) || !hasAny(l, r.Has) {
 				continue
 			}
 			if r.Line != nil {
@@ -152,6 +152,18 @@ func constantBody(body []string, want *regexp.Regexp) bool {
 func isDocstring(s string) bool {
 	for _, q := range []string{`"""`, `'''`} {
 		if strings.HasPrefix(s, q) && strings.HasSuffix(s, q) && len(s) >= 6 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAny(l string, subs []string) bool {
+	if subs == nil {
+		return true
+	}
+	for _, s := range subs {
+		if strings.Contains(l, s) {
 			return true
 		}
 	}
