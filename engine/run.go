@@ -389,6 +389,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		r.Status = StatusFailed
 	}
 	setReason(r, &out.tail, cfg.Timeout, now()) // reason.go: why it did not pass, in one line
+	addNetHint(r, cfg.Net, Mode(r.Mode))        // nethint.go: a localhost port taken or refused
 	cfg.canary.settle(r, o)
 	if err == nil {
 		r.judgeChanged = jd.judgePaths(o.Changed, true)
