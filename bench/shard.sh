@@ -32,7 +32,7 @@ for k in 0 1 2 3; do
 done
 : > "$tmp/m"
 for _ in $(seq "$rounds"); do elapsed "$shadow" merge --json "$tmp"/s[0-3].json >> "$tmp/m"; done
-"$shadow" merge "$tmp"/s[0-3].json | head -3
+"$shadow" merge --json "$tmp"/s[0-3].json | grep -c "\"rank\":" | sed "s/^/merged hypotheses: /" || true
 echo "merge: median $(median < "$tmp/m")s over $rounds rounds ($(du -ch "$tmp"/s[0-3].json | tail -1 | cut -f1) of reports)"
 
 echo "== 2. fixed cost of a shard (spec of 40, 4 shards, command true, -j 1)"
