@@ -80,7 +80,13 @@ except OSError:
 EOF
 fi
 # shadow's descriptors, ptrace, signals
-cat /proc/$shadow/fd/1 </dev/null >/dev/null 2>&1 && b proc-fd
+python3 - "$shadow" <<'EOF' && b proc-fd
+import os, sys
+try:
+    os.open("/proc/%s/fd/1" % sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+except OSError:
+    sys.exit(1)
+EOF
 python3 - "$shadow" <<'EOF' && b ptrace
 import ctypes, sys
 libc = ctypes.CDLL(None, use_errno=True)
