@@ -41,7 +41,8 @@ func rowMarks(h *Result) []string {
 		m = append(m, s)
 	}
 	if len(h.TiesWith) > 0 {
-		m = append(m, "ties with "+strings.Join(h.TiesWith, ", "))
+		// Capped: 200 passing baselines-alike would fill a screen a row.
+		m = append(m, "ties with "+listShort(h.TiesWith, 5))
 	}
 	return m
 }
@@ -73,7 +74,7 @@ func writeVerdictNotes(w io.Writer, r *Report) {
 		if crossRan {
 			same += " and pass the same reproductions"
 		}
-		fmt.Fprintf(w, "tie: %s have %s; a test that tells them apart would decide\n", strings.Join(group, ", "), same)
+		fmt.Fprintf(w, "tie: %s have %s; a test that tells them apart would decide\n", listShort(group, 8), same)
 	}
 }
 
