@@ -46,7 +46,7 @@ func renderColumns(st Styles, rv *runView, sel, off, w, h int, now time.Time, fr
 	if rv == nil || len(rv.hyps) == 0 {
 		return fit(st.Dim.Render("waiting for the run to start…"), w, h)
 	}
-	return renderColumnsOf(st, rv, rv.hyps, sel, off, w, h, now, frame)
+	return renderColumnsOf(st, rv, rv.liveOrder(), sel, off, w, h, now, frame)
 }
 
 // renderColumnsOf draws hyps (in that order) side by side; sel and off

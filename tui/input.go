@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -69,6 +70,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		switch {
 		case m.out.open:
 			m.out.open = false
+		case m.lbFilter != "" && m.focus == paneLeaderboard:
+			m.lbFilter = ""
+			m.status = ""
 		case m.diff.p.query != "":
 			m.diff.p.query, m.diff.p.match = "", -1
 			m.status = ""
@@ -95,6 +99,14 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.vertical(-1)
 	case key.Matches(msg, k.Down):
 		return m.vertical(1)
+	case key.Matches(msg, k.PageUp) && m.listFocus():
+		m.moveTo(m.moveIndex() - max(m.lay.lbH-2, 1))
+	case key.Matches(msg, k.PageDown) && m.listFocus():
+		m.moveTo(m.moveIndex() + max(m.lay.lbH-2, 1))
+	case key.Matches(msg, k.Top) && m.listFocus():
+		m.moveTo(0)
+	case key.Matches(msg, k.Bottom) && m.listFocus():
+		m.moveTo(len(m.order()) - 1)
 	case key.Matches(msg, k.PageUp):
 		m.pager().page(-1)
 	case key.Matches(msg, k.PageDown):
@@ -103,9 +115,12 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.pager().top()
 	case key.Matches(msg, k.Bottom):
 		m.pager().bottom()
+	case key.Matches(msg, k.Search) && m.listFocus():
+		// / on the leaderboard filters it by name, as in lazygit's lists.
+		m.query.typing, m.query.input, m.query.filter = true, m.lbFilter, true
 	case key.Matches(msg, k.Search):
 		if m.out.open || m.lay.detailH > 0 { // something to search on screen
-			m.query.typing, m.query.input = true, ""
+			m.query.typing, m.query.input, m.query.filter = true, "", false
 		}
 	case key.Matches(msg, k.Next):
 		return m.searchAgain(1)
@@ -180,6 +195,10 @@ func (m *Model) onSearchKey(msg tea.KeyMsg) tea.Cmd {
 	switch msg.Type {
 	case tea.KeyEnter:
 		o.typing = false
+		if o.filter {
+			m.setFilter(o.input)
+			return nil
+		}
 		if o.input == "" {
 			return m.searchAgain(1) // as in less: / then enter repeats
 		}
@@ -195,7 +214,28 @@ func (m *Model) onSearchKey(msg tea.KeyMsg) tea.Cmd {
 	case tea.KeyRunes, tea.KeySpace:
 		o.input += string(msg.Runes)
 	}
+	if o.filter && o.typing { // the leaderboard narrows as you type
+		m.setFilter(o.input)
+	}
 	return nil
+}
+
+// setFilter filters the leaderboard by name and keeps a matching row
+// selected.
+func (m *Model) setFilter(q string) {
+	m.lbFilter = q
+	rows := m.order()
+	if len(rows) > 0 && m.moveIndex() < 0 {
+		m.selectName(rows[0].name)
+	}
+	switch {
+	case q == "":
+		m.status = ""
+	case len(rows) == 0:
+		m.status = "filter " + q + ": no hypothesis matches · esc clears"
+	default:
+		m.status = fmt.Sprintf("filter %s: %d match(es) · esc clears", q, len(rows))
+	}
 }
 
 // searchAgain finds the next (d=1) or previous (d=-1) match.

@@ -92,6 +92,11 @@ func (m *Model) relayout() {
 		if sel := m.selected(); sel != nil && m.shown.winner() != "" && sel.name != m.shown.winner() {
 			compact = min(4, full)
 		}
+		if m.shown.winner() == "" {
+			// No winner: the ranking is the answer, not one diff; it keeps
+			// a third of the screen (it shrank to one row and "+ 6 more").
+			compact = min(max(compact, bh/3), full)
+		}
 		l.lbH = clamp(bh-1-D, compact, full)
 		switch {
 		case bh-l.lbH-1 < 3: // no room for a diff: the leaderboard alone

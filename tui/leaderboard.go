@@ -27,7 +27,14 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 	if rv == nil || len(rv.hyps) == 0 {
 		return fit(st.Dim.Render("no results yet"), w, h)
 	}
-	rows := rv.ranked()
+	return renderLeaderboardOf(st, rv, rv.ranked(), sel, w, h, now)
+}
+
+// renderLeaderboardOf draws rows (rank order, perhaps filtered by name).
+func renderLeaderboardOf(st Styles, rv *runView, rows []*hypState, sel string, w, h int, now time.Time) string {
+	if len(rows) == 0 {
+		return fit(st.Dim.Render("no hypothesis matches the filter · esc clears it"), w, h)
+	}
 	final := rv.report != nil
 	nameW := 10
 	for _, r := range rows {
@@ -140,8 +147,8 @@ func renderLeaderboard(st Styles, rv *runView, sel string, w, h int, now time.Ti
 		}
 		out = append(out, line)
 	}
-	if hidden := hiddenRows(rows, sel, h-1); len(hidden) > 0 && len(out) < h {
-		out = append(out, strip(st, hidden, w))
+	if above, below := scrolledOut(rows, sel, h-1); above+below > 0 && len(out) < h {
+		out = append(out, scrollNote(st, rows, sel, h-1, above, below, w))
 	}
 	return fit(strings.Join(out, "\n"), w, h)
 }
@@ -152,62 +159,65 @@ type rankedRow struct {
 }
 
 // visibleRows picks the rows a leaderboard of room rows (its header
-// excluded) shows: all when they fit; else the best ranked and the
-// selected one, keeping one row to say what is left out.
+// excluded) shows: all when they fit; else a window of them that scrolls
+// with the selection (the best ranked while the selection is among them),
+// keeping one row to say what is above and below.
 func visibleRows(rows []*hypState, sel string, room int) []rankedRow {
+	from, to := window(rows, sel, room)
 	var out []rankedRow
-	if len(rows) <= room {
-		for i, h := range rows {
-			out = append(out, rankedRow{i, h})
-		}
-		return out
+	for i := from; i < to; i++ {
+		out = append(out, rankedRow{i, rows[i]})
 	}
-	room-- // the "N more" row
+	return out
+}
+
+// window is the range of rows shown in room rows (one of them the
+// scroll note when not all fit).
+func window(rows []*hypState, sel string, room int) (from, to int) {
+	n := len(rows)
+	if n <= room {
+		return 0, n
+	}
+	room-- // the scroll note
 	if room <= 0 {
-		return nil
+		return 0, 0
 	}
-	selAt := -1
+	selAt := 0
 	for i, h := range rows {
 		if h.name == sel {
 			selAt = i
 		}
 	}
-	for i, h := range rows {
-		if len(out) == room-1 && selAt > i {
-			out = append(out, rankedRow{selAt, rows[selAt]})
-			break
-		}
-		if len(out) == room {
-			break
-		}
-		out = append(out, rankedRow{i, h})
-	}
-	return out
+	from = clamp(selAt-room+1, 0, n-room) // the selection at the bottom once it scrolls
+	return from, from + room
 }
 
-func hiddenRows(rows []*hypState, sel string, room int) []*hypState {
-	shown := map[*hypState]bool{}
-	for _, r := range visibleRows(rows, sel, room) {
-		shown[r.h] = true
+// scrolledOut counts the rows above and below the window.
+func scrolledOut(rows []*hypState, sel string, room int) (above, below int) {
+	from, to := window(rows, sel, room)
+	if to == 0 && from == 0 && len(rows) > room {
+		return 0, len(rows)
 	}
-	var out []*hypState
-	for _, h := range rows {
-		if !shown[h] {
-			out = append(out, h)
-		}
-	}
-	return out
+	return from, len(rows) - to
 }
 
-// strip is the row that stands for the hypotheses a short leaderboard
-// leaves out: each with its status mark, in rank order, so that the rest
-// of the run is still in view in one line.
-func strip(st Styles, hidden []*hypState, w int) string {
-	s := st.Dim.Render(fmt.Sprintf("  + %d more:", len(hidden)))
-	for _, h := range hidden {
+// scrollNote is the row that stands for the rows scrolled out: how many
+// above and below, and below, the next few with their status marks, so
+// the rest of the run stays in view in one line.
+func scrollNote(st Styles, rows []*hypState, sel string, room, above, below, w int) string {
+	var parts []string
+	if above > 0 {
+		parts = append(parts, fmt.Sprintf("%s %d above", st.g.Above, above))
+	}
+	if below > 0 {
+		parts = append(parts, fmt.Sprintf("%s %d below", st.g.Below, below))
+	}
+	s := st.Dim.Render("  " + strings.Join(parts, " · ") + ":")
+	_, to := window(rows, sel, room)
+	for _, h := range rows[to:] {
 		s += " " + st.status(h.status).Render(statusIcon(st.g, h.status)) + " " + h.name
 	}
-	return trunc(s+st.Dim.Render(" (←/→)"), w)
+	return trunc(s+st.Dim.Render(" (j/k, g/G, pgup/pgdn, / filter)"), w)
 }
 
 // statusIcon is a status's one-glyph mark.

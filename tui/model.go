@@ -115,6 +115,9 @@ type Model struct {
 	status string
 	mouse  bool // the mouse is captured (m toggles)
 	query  queryBox
+	// lbFilter keeps the leaderboard's rows whose name holds it (/ on the
+	// leaderboard; esc clears it).
+	lbFilter string
 
 	diff diffPane
 	out  outputPane

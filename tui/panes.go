@@ -41,6 +41,9 @@ type outputPane struct {
 type queryBox struct {
 	typing bool
 	input  string
+	// filter: what is typed filters the leaderboard by name (/ there)
+	// rather than searching the output or the diff.
+	filter bool
 }
 
 // timelinePane is the workspace's recorded runs.

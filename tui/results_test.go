@@ -31,7 +31,7 @@ func TestResultsShowWholeSmallFixAt80x24(t *testing.T) {
 			t.Errorf("diff line %q is not on the 80x24 screen:\n%s", l, frame)
 		}
 	}
-	if !strings.Contains(frame, "more:") || !strings.Contains(frame, "★ winner fix_all") {
+	if !strings.Contains(frame, "below:") || !strings.Contains(frame, "★ winner fix_all") {
 		t.Errorf("the leaderboard must name the winner and say what it leaves out:\n%s", frame)
 	}
 	if strings.Contains(frame, "more lines") {
@@ -88,22 +88,26 @@ func TestDiffCutSaysSoAndScrollsInPlace(t *testing.T) {
 }
 
 // TestArrowsFollowThePanesOrder: ←/→ move in the order the pane draws
-// the hypotheses: a live run's columns left to right (spec order), the
-// results and the leaderboard top to bottom (rank order).
+// the hypotheses: a live run's columns left to right (running first, then
+// queued, then finished: swap, rewrite, baseline, plus-op), the results
+// and the leaderboard top to bottom (rank order).
 func TestArrowsFollowThePanesOrder(t *testing.T) {
 	m := newTestModel(t, termenv.Ascii, 100, 30, liveEvents())
-	m.Update(press("right"))
-	if got := m.selected().name; got != "plus-op" {
-		t.Errorf("→ in the live columns: %s, want plus-op (the next column)", got)
+	if got := m.selected().name; got != "swap" {
+		t.Errorf("the first live column selected: %s, want swap (running)", got)
 	}
 	m.Update(press("right"))
-	if got := m.selected().name; got != "swap" {
-		t.Errorf("→ again: %s, want swap", got)
+	if got := m.selected().name; got != "rewrite" {
+		t.Errorf("→ in the live columns: %s, want rewrite (the next running column)", got)
+	}
+	m.Update(press("right"))
+	if got := m.selected().name; got != "baseline" {
+		t.Errorf("→ again: %s, want baseline (finished, stepped aside)", got)
 	}
 	m.Update(press("tab")) // leaderboard, rank order: plus-op, baseline, swap, rewrite
 	m.Update(press("left"))
-	if got := m.selected().name; got != "baseline" {
-		t.Errorf("← in the leaderboard: %s, want baseline (the row above swap)", got)
+	if got := m.selected().name; got != "plus-op" {
+		t.Errorf("← in the leaderboard: %s, want plus-op (the row above baseline)", got)
 	}
 	d := sixDone(t, termenv.Ascii, 100, 30)
 	for i, want := range []string{"edit_tests", "flaky", "fix_add"} {
@@ -180,9 +184,7 @@ func TestQuitPromptClosesWhenTheRunEnds(t *testing.T) {
 // TestDiffHeaderReadsTheColumnsState: the diff pane's rule says what the
 // column says (time, counts), not what it said when first drawn.
 func TestDiffHeaderReadsTheColumnsState(t *testing.T) {
-	m := newTestModel(t, termenv.Ascii, 140, 40, liveEvents())
-	m.Update(press("right"))
-	m.Update(press("right")) // swap: running, 0 passed 1 failed
+	m := newTestModel(t, termenv.Ascii, 140, 40, liveEvents()) // swap first: running, 0 passed 1 failed
 	m.Update(tickMsg(t0))
 	v := m.View()
 	var rule string

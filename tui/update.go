@@ -271,13 +271,13 @@ func (m *Model) selectName(name string) {
 	m.keepColInView()
 }
 
-// colIndex is the selected hypothesis's column (spec order), -1 none.
+// colIndex is the selected hypothesis's column (liveOrder), -1 none.
 func (m *Model) colIndex() int {
 	h := m.selected()
 	if h == nil {
 		return -1
 	}
-	for i, x := range m.shown.hyps {
+	for i, x := range m.shown.liveOrder() {
 		if x == h {
 			return i
 		}
@@ -300,6 +300,9 @@ func (m *Model) selected() *hypState {
 	}
 	if h, ok := m.shown.byName[m.sel.name]; ok {
 		return h
+	}
+	if rows := m.order(); len(rows) > 0 { // the first the pane draws
+		return rows[0]
 	}
 	return m.shown.hyps[0]
 }
@@ -429,9 +432,52 @@ func (m *Model) order() []*hypState {
 		return nil
 	}
 	if m.focus == paneColumns && !m.shown.done {
-		return m.shown.hyps
+		return m.shown.liveOrder()
 	}
-	return m.shown.ranked()
+	return m.filtered(m.shown.ranked())
+}
+
+// filtered is rows whose name holds the leaderboard's filter (all
+// without one).
+func (m *Model) filtered(rows []*hypState) []*hypState {
+	if m.lbFilter == "" {
+		return rows
+	}
+	q := strings.ToLower(m.lbFilter)
+	var out []*hypState
+	for _, h := range rows {
+		if strings.Contains(strings.ToLower(h.name), q) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// listFocus: the scrolling keys move the selection in the leaderboard
+// (the focused list) rather than scroll the diff or the output.
+func (m *Model) listFocus() bool {
+	return !m.out.open && m.focus == paneLeaderboard
+}
+
+// moveTo selects the hypothesis at index i of the pane's order (clamped).
+func (m *Model) moveTo(i int) {
+	rows := m.order()
+	if len(rows) == 0 {
+		return
+	}
+	m.selectName(rows[clamp(i, 0, len(rows)-1)].name)
+	m.dirty = true
+}
+
+// moveIndex is the selection's index in the pane's order, -1 none.
+func (m *Model) moveIndex() int {
+	cur := m.selected()
+	for i, h := range m.order() {
+		if h == cur {
+			return i
+		}
+	}
+	return -1
 }
 
 // move selects the hypothesis d places away in the pane's order.

@@ -191,7 +191,12 @@ func (m *Model) body(l layout, now time.Time) string {
 	if s := m.selected(); s != nil {
 		sel = s.name
 	}
-	lb := func() string { return renderLeaderboard(st, rv, sel, w, l.lbH, now) }
+	lb := func() string {
+		if rv == nil || len(rv.hyps) == 0 {
+			return renderLeaderboard(st, rv, sel, w, l.lbH, now)
+		}
+		return renderLeaderboardOf(st, rv, m.filtered(rv.ranked()), sel, w, l.lbH, now)
+	}
 	var parts []string
 	switch l.kind {
 	case bodyOutput:
