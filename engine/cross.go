@@ -99,7 +99,9 @@ type crossPhase struct {
 	out    map[string]map[string]map[string]crossOutcome
 	passed map[string]map[string]bool
 	jobs   int
-	wg     sync.WaitGroup
+	// longest: the longest judged run so far (crossTimeout).
+	longest time.Duration
+	wg      sync.WaitGroup
 }
 
 // newCrossPhase plans the phase, or returns nil when no candidate proposes
@@ -208,6 +210,7 @@ func groupProposals(props []*crossProposal, mods *goModules) [][]*crossProposal 
 // jobs are started (they wait for a slot) when it passed, or when it
 // proposed tests (its own run decides whether they reproduce).
 func (cp *crossPhase) afterJudged(ctx context.Context, r *Result, sem chan struct{}, now func() time.Time) {
+	cp.judgedTook(time.Duration(r.DurationMS) * time.Millisecond)
 	_, proposer := cp.byName[r.Name]
 	if r.Status != StatusPassed && !proposer {
 		return
@@ -277,6 +280,48 @@ func (cp *crossPhase) wait() { cp.wg.Wait() }
 // run runs one job: the target's code, the group's judge files over it,
 // the group's tests selected where the runner allows.
 func (cp *crossPhase) run(ctx context.Context, key, label string, code Hypothesis, gi int, g []*crossProposal, now func() time.Time) {
+	if cp.runJob(ctx, key, label, code, gi, g, now) || len(g) < 2 || ctx.Err() != nil {
+		return
+	}
+	// The job did not finish (a proposal's test hung or crashed the
+	// runner) or left tests without an outcome: one proposal must not
+	// cost the others theirs, so each runs alone on this target.
+	for _, p := range g {
+		if ctx.Err() != nil || exhausted(cp.cfg.Sandbox) != nil {
+			return
+		}
+		cp.runJob(ctx, key, label, code, gi, []*crossProposal{p}, now)
+	}
+}
+
+// crossTimeout bounds a cross job: the run's timeout, and at most three
+// times the longest judged run so far (a minute at least): a job runs a
+// few of the tests a judged run ran, so a proposal whose test hangs costs
+// that, not the whole timeout of every target.
+func (cp *crossPhase) crossTimeout() time.Duration {
+	cp.mu.Lock()
+	longest := cp.longest
+	cp.mu.Unlock()
+	t := max(minCrossTimeout, 3*longest)
+	if cp.cfg.Timeout > 0 && cp.cfg.Timeout < t {
+		t = cp.cfg.Timeout
+	}
+	return t
+}
+
+// minCrossTimeout is crossTimeout's floor (tests lower it).
+var minCrossTimeout = time.Minute
+
+// judgedTook records a judged run's duration for crossTimeout.
+func (cp *crossPhase) judgedTook(d time.Duration) {
+	cp.mu.Lock()
+	cp.longest = max(cp.longest, d)
+	cp.mu.Unlock()
+}
+
+// runJob runs one job and reports whether every test of the group got an
+// outcome.
+func (cp *crossPhase) runJob(ctx context.Context, key, label string, code Hypothesis, gi int, g []*crossProposal, now func() time.Time) bool {
 	cfg := cp.cfg
 	var tests []proposedTest
 	from := make([]string, 0, len(g))
@@ -286,7 +331,7 @@ func (cp *crossPhase) run(ctx context.Context, key, label string, code Hypothesi
 	}
 	cmd, _ := selectTests(cfg.Command, tests, cfg.Subdir)
 	if cmd == nil {
-		return // none of the group's tests is the runner's language
+		return true // none of the group's tests is the runner's language
 	}
 	cp.mu.Lock()
 	cp.jobs++
@@ -297,7 +342,7 @@ func (cp *crossPhase) run(ctx context.Context, key, label string, code Hypothesi
 	var logf *os.File
 	var logPath string
 	if cfg.LogDir != "" {
-		logPath = filepath.Join(cfg.LogDir, label, fmt.Sprintf("cross.%d.log", gi+1))
+		logPath = filepath.Join(cfg.LogDir, label, fmt.Sprintf("cross.%d.log", n))
 		if os.MkdirAll(filepath.Dir(logPath), 0o700) == nil {
 			logf, _ = os.Create(logPath)
 		}
@@ -306,10 +351,7 @@ func (cp *crossPhase) run(ctx context.Context, key, label string, code Hypothesi
 	if logf != nil {
 		w.log = newCappedLog(logf, cfg.MaxOutput)
 	}
-	hctx, cancel := ctx, context.CancelFunc(func() {})
-	if cfg.Timeout > 0 {
-		hctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
-	}
+	hctx, cancel := context.WithTimeout(ctx, cp.crossTimeout())
 	defer cancel()
 	job := Job{Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: overlayJudge(code, g), Command: cmd, Env: cfg.Env,
 		Net: cfg.Net, Tmp: cfg.Tmp, Output: w}
@@ -335,7 +377,7 @@ func (cp *crossPhase) run(ctx context.Context, key, label string, code Hypothesi
 	}
 	done := err == nil && hctx.Err() == nil
 	if !done {
-		msg := "did not finish"
+		msg := fmt.Sprintf("did not finish in %s", cp.crossTimeout())
 		if err != nil {
 			msg = err.Error()
 		}
@@ -346,7 +388,7 @@ func (cp *crossPhase) run(ctx context.Context, key, label string, code Hypothesi
 			ev.Text += ", output: " + logPath
 		}
 	}
-	_ = n
+	complete := done && summary != nil
 	if done && summary != nil {
 		failed, passed := set(summary.FailedTests), set(summary.PassedTests)
 		inferPass := len(summary.PassedTests) == 0 && summary.Passed > 0
@@ -365,12 +407,33 @@ func (cp *crossPhase) run(ctx context.Context, key, label string, code Hypothesi
 				cp.out[key][p.name] = m
 			}
 			for _, t := range p.tests {
-				m[t.String()] = outcomeOf(t, failed, passed, inferPass, cp.mods)
+				o := outcomeOf(t, failed, passed, inferPass, cp.mods)
+				if o == crossUnknown && t.lang == langOfRunner(cmd) {
+					complete = false
+				}
+				if o != crossUnknown || m[t.String()] == crossUnknown {
+					m[t.String()] = o
+				}
 			}
 		}
 		cp.mu.Unlock()
 	}
 	cp.em.emit(ev)
+	return complete
+}
+
+// langOfRunner is the test language the command's runner runs, "" when
+// the command does not name one.
+func langOfRunner(cmd []string) string {
+	switch _, r := runnerAt(cmd); r {
+	case "pytest":
+		return "py"
+	case "go":
+		return "go"
+	case "vitest", "jest":
+		return "js"
+	}
+	return ""
 }
 
 // outcomeOf reads one proposed test's outcome from a job's named results.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // calcSandbox runs a tiny pytest-shaped suite for real, from the files the
@@ -75,6 +76,10 @@ func (c *calcSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
 			id := p + "::" + m[1]
 			if len(only) > 0 && !only[id] {
 				continue
+			}
+			if m[2] == "hang" {
+				<-ctx.Done() // a proposed test that never ends
+				return Outcome{ExitCode: -1, Signal: "SIGKILL"}, nil
 			}
 			if m[2] == "any" || calc(m[2]) == m[2]+"!" {
 				fmt.Fprintf(job.Output, "ok %s\n", id)
@@ -454,5 +459,47 @@ func TestGroupProposals(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "a+b+e c+f d" {
 		t.Errorf("groups %v", got)
+	}
+}
+
+// A proposal whose test hangs must not cost the others their outcomes:
+// its group's job times out (bounded by the judged runs, not the run's
+// timeout), and each proposal of the group then runs alone on that target;
+// the overfit still fails the real fix's reproduction.
+func TestCrossHangingProposalCostsOnlyItself(t *testing.T) {
+	defer func(d time.Duration) { minCrossTimeout = d }(minCrossTimeout)
+	minCrossTimeout = 300 * time.Millisecond
+	fixed := file("calc.txt", "fixed\n")
+	cfg, _, events := calcConfig(t,
+		hyp("baseline"),
+		hyp("overfit", file("calc.txt", "overfit:1\n"), file("tests/test_hang.py", calcTestFile("test_forever", "hang"))),
+		hyp("fix_newfile", fixed, file("tests/test_big.py", calcTestFile("test_two", "2"))),
+	)
+	start := time.Now()
+	rep := Run(context.Background(), cfg)
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("the run took %s: a hanging proposal held it", time.Since(start))
+	}
+	m := byName(rep)
+	if rep.Winner == nil || *rep.Winner != "fix_newfile" {
+		t.Fatalf("winner %v order %s", rep.Winner, names(rep))
+	}
+	if o := m["overfit"].Cross; o == nil || len(o.Failed) != 1 || o.Failed[0].From != "fix_newfile" {
+		t.Errorf("overfit cross %+v", o)
+	}
+	if p := m["fix_newfile"].ProposedTests; len(p) != 1 || p[0].Reproduces == nil || !*p[0].Reproduces {
+		t.Errorf("fix_newfile proposed %s", fmt.Sprint(p))
+	}
+	if p := m["overfit"].ProposedTests; len(p) != 1 || p[0].Reproduces != nil {
+		t.Errorf("overfit's hanging test: %+v (want reproduces null)", p)
+	}
+	timedOut := 0
+	for _, ev := range *events {
+		if ev.Kind == KindCrossFinished && strings.HasPrefix(ev.Text, "did not finish") {
+			timedOut++
+		}
+	}
+	if timedOut == 0 {
+		t.Errorf("no cross job timed out")
 	}
 }
