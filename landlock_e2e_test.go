@@ -359,6 +359,30 @@ func TestE2ERequireSeal(t *testing.T) {
 	if !errorsAs(err, &ee) || ee.ExitCode() != 3 || !strings.Contains(string(b), "seccomp") {
 		t.Fatalf("without Landlock: %v\n%s", err, b)
 	}
+	// The probe says plainly what copy mode guards against, either way.
+	for _, noLandlock := range []bool{false, true} {
+		c := e.cmd("probe", "--json")
+		if noLandlock {
+			c.Env = append(c.Env, seccompNoLandlockEnv+"=1")
+		}
+		out, err := c.Output()
+		var v struct {
+			Mode, Protection string
+			Landlock         *struct {
+				ABI int
+				Why string
+			}
+		}
+		if err != nil || json.Unmarshal(out, &v) != nil || v.Landlock == nil {
+			t.Fatalf("probe (no landlock %v): %v\n%s", noLandlock, err, out)
+		}
+		switch {
+		case noLandlock && (v.Landlock.ABI != 0 || !strings.Contains(v.Landlock.Why, "seccomp") || !strings.Contains(v.Protection, "accidents only")):
+			t.Errorf("probe without Landlock: %s", out)
+		case !noLandlock && (v.Landlock.ABI == 0 || strings.Contains(v.Protection, "accidents only")):
+			t.Errorf("probe with Landlock: %s", out)
+		}
+	}
 }
 
 func errorsAs(err error, ee **exec.ExitError) bool {

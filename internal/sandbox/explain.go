@@ -21,6 +21,8 @@ type Explanation struct {
 	// instead.
 	Copies  string `json:"-"`
 	CopyErr error  `json:"-"`
+	// Landlock: what seals copy and in-place modes' commands here (seal.go).
+	Landlock LandlockStatus `json:"landlock"`
 }
 
 // protectionCopy says what copy mode guards against.
@@ -44,6 +46,7 @@ func explain(d decision) Explanation {
 	case engine.ModeInplace:
 		e.CopyErr = d.copyErr
 	}
+	sealExplain(&e, d.mode)
 	return e
 }
 
@@ -58,6 +61,7 @@ func (e Explanation) Text() string {
 	if v.Protection != "" {
 		fmt.Fprintf(&b, "protects against: %s\n", v.Protection)
 	}
+	b.WriteString(e.Landlock.line())
 	if v.Mode == string(engine.ModeOverlay) {
 		fmt.Fprintf(&b, "upper dirs: %s\n", v.Upper)
 		if !v.Proc {

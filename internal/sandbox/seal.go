@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"strconv"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
@@ -33,4 +34,37 @@ func checkSeal(sb engine.Sandbox, c *Config) error {
 		c.Needs.NetIsolated = false
 	}
 	return nil
+}
+
+// LandlockStatus is the probe's landlock field (`shadow probe --json`:
+// "landlock": {"abi": N, "why": ...}): the ABI this kernel offers to
+// copy and in-place modes' commands, or 0 and why not.
+type LandlockStatus struct {
+	ABI int    `json:"abi"`
+	Why string `json:"why,omitempty"`
+}
+
+func landlockStatus() LandlockStatus {
+	abi, why := landlock.Status()
+	return LandlockStatus{ABI: abi, Why: why}
+}
+
+// line is the probe's text line for it.
+func (l LandlockStatus) line() string {
+	if l.ABI > 0 {
+		return "landlock: abi " + strconv.Itoa(l.ABI) + ": copy and in-place modes seal each command (" + landlock.What(l.ABI, false) + ")\n"
+	}
+	return "landlock: none (" + l.Why + "): copy and in-place modes guard against accidents only\n"
+}
+
+// protectionSealed says what copy mode guards against with Landlock.
+const protectionSealed = "a hostile command, by Landlock: each hypothesis runs as you in its own copy of the workspace and may write only there, its private TMPDIR and caches; it cannot signal or ptrace shadow. Only namespaces close the rest: a PID namespace's reaping of what escapes the helper, a private loopback"
+
+// sealExplain adds the landlock status to the probe's explanation and,
+// where it seals copy mode, says so in place of "accidents only".
+func sealExplain(e *Explanation, mode engine.Mode) {
+	e.Landlock = landlockStatus()
+	if mode == engine.ModeCopy && e.Landlock.ABI > 0 {
+		e.Protection = protectionSealed
+	}
 }
