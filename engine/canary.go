@@ -27,7 +27,8 @@ import (
 // canary's failure caused is a pass (canary_observe.go).
 //
 // The runner is told by the command (a shell string or an npm script
-// included) and planted for pytest and unittest (one TestCase file beside
+// included) and planted for cargo (an integration test in tests/), pytest
+// and unittest (one TestCase file beside
 // the shallowest test file: one process runs every test), go test (a test
 // file in every package directory with tests: one binary per package) and
 // jest and vitest (a test at the end of every test file: one module
@@ -41,9 +42,10 @@ import (
 // canaryPlan is one run's canary: the files planted in every job and the
 // token that names its tests.
 type canaryPlan struct {
-	runner string // "pytest", "unittest", "go", "jest", "vitest"
-	token  string // random, in every canary test's name
-	files  []File
+	runner  string // "pytest", "unittest", "go", "jest", "vitest"
+	token   string // random, in every canary test's name
+	files   []File
+	nextest bool // cargo nextest: exits 100 when a test failed
 	// appends are test files the canary is added to the end of.
 	appends []canaryAppend
 }
@@ -77,7 +79,7 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 	}
 	tok := randomToken()
 	word := canaryWords[int(tok[0])%len(canaryWords)]
-	p := &canaryPlan{runner: runner, token: tok}
+	p := &canaryPlan{runner: runner, token: tok, nextest: runner == "cargo" && strings.Contains(strings.Join(command, " "), "nextest")}
 	rel := func(d string) string {
 		r, err := filepath.Rel(workspace, d)
 		if err != nil {
@@ -105,6 +107,16 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 		cls := "Test" + camel(word) + strings.ToUpper(tok[:1]) + tok[1:]
 		body := fmt.Sprintf("import unittest\n\n\nclass %s(unittest.TestCase):\n    def test_%s_%s(self):\n        self.assertEqual(len(%q), %d)\n", cls, word, tok, tok, len(tok)+1)
 		p.files = append(p.files, File{Path: path.Join(rel(ds[0]), "test_"+word+"_"+tok+".py"), Content: []byte(body), Mode: 0o644})
+	case "cargo":
+		// An integration test of the crate whose Cargo.toml the command
+		// runs in (a virtual workspace has no tests/ of its own: none).
+		b, err := os.ReadFile(filepath.Join(dir, "Cargo.toml"))
+		if err != nil || !strings.Contains(string(b), "[package]") {
+			return nil
+		}
+		fn := word + "_" + tok
+		body := fmt.Sprintf("#[test]\nfn %s() {\n    assert_eq!(%q.len(), %d);\n}\n", fn, tok, len(tok)+1)
+		p.files = append(p.files, File{Path: path.Join(rel(dir), "tests", fn+".rs"), Content: []byte(body), Mode: 0o644})
 	case "jest", "vitest":
 		// jest and vitest run each test file in its own module registry,
 		// so a source module that patches expect on import patches only
@@ -207,6 +219,7 @@ var (
 		"unittest": regexp.MustCompile(`-m\s+unittest\b`),
 		"vitest":   regexp.MustCompile(`(^|[\s/;&|(])vitest\b`),
 		"jest":     regexp.MustCompile(`(^|[\s/;&|(])jest\b`),
+		"cargo":    regexp.MustCompile(`(^|[\s/;&|(])cargo\s+(\+\S+\s+)?(test|nextest)\b`),
 	}
 	chainSep  = regexp.MustCompile(`&&|\|\||;|\|`)
 	npmScript = regexp.MustCompile(`^(npm|pnpm|yarn|bun)$`)
@@ -234,7 +247,7 @@ func canaryRunner(dir string, command []string) string {
 	// would stop what follows.
 	parts := chainSep.Split(line, -1)
 	last := parts[len(parts)-1]
-	for _, r := range []string{"go", "pytest", "unittest", "vitest", "jest"} {
+	for _, r := range []string{"go", "pytest", "unittest", "vitest", "jest", "cargo"} {
 		if runnerWord[r].MatchString(last) {
 			return r
 		}

@@ -99,7 +99,7 @@ func (p *canaryPlan) settle(r *Result, o Outcome) {
 	case len(obs.failed) > 0 && o.ExitCode == 0:
 		obs.forgedExit = true
 		r.Status = StatusFailed
-	case r.Status == StatusFailed && o.ExitCode == 1 && len(obs.failed) > 0 && len(obs.passed) == 0 &&
+	case r.Status == StatusFailed && o.ExitCode == p.failExit() && len(obs.failed) > 0 && len(obs.passed) == 0 &&
 		r.Tests != nil && r.Tests.Failed == 0:
 		r.Status = StatusPassed
 		zero := 0
@@ -107,24 +107,31 @@ func (p *canaryPlan) settle(r *Result, o Outcome) {
 	}
 }
 
+// failExit is the status the runner exits with when a test failed:
+// cargo test's 101 (the test harness's panic), nextest's 100, else 1.
+func (p *canaryPlan) failExit() int {
+	if p.runner == "cargo" {
+		if p.nextest {
+			return 100
+		}
+		return 101
+	}
+	return 1
+}
+
 // tamperVerdict fills every result's Tampered from what the canary showed
 // against the baseline's run, and from counts and names the baseline's
 // judge does not have. Rank calls it; it may run again on the same results.
 func tamperVerdict(results []*Result, base *Result) {
+	// What any run reported failing, the baseline's included, is what
+	// the runner collects: a run that passed must have reported it too
+	// (cargo stops at the first failing test binary, so a failing
+	// baseline may never reach the canary's; a fix does).
 	armed := map[string]bool{}
-	switch {
-	case base != nil && base.canary != nil:
-		for _, n := range base.canary.failed {
-			armed[n] = true
-		}
-	case base == nil:
-		// No baseline: what any run reported failing is what the runner
-		// collects.
-		for _, r := range results {
-			if r.canary != nil {
-				for _, n := range r.canary.failed {
-					armed[n] = true
-				}
+	for _, r := range results {
+		if r.canary != nil {
+			for _, n := range r.canary.failed {
+				armed[n] = true
 			}
 		}
 	}

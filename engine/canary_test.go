@@ -39,7 +39,8 @@ func TestCanaryRunnerFromCommand(t *testing.T) {
 		{[]string{"node", "node_modules/jest/bin/jest.js", "--ci"}, "jest"},
 		{[]string{"sh", "-c", "pytest && flake8"}, ""},
 		{[]string{"make", "test"}, ""},
-		{[]string{"cargo", "test"}, ""},
+		{[]string{"cargo", "test", "--offline"}, "cargo"},
+		{[]string{"sh", "-c", "cargo test && cargo clippy"}, ""},
 	} {
 		if got := canaryRunner(ws, c.cmd); got != c.want {
 			t.Errorf("%q: %q, want %q", c.cmd, got, c.want)

@@ -388,9 +388,9 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	if r.Status == StatusPassed && r.Tests != nil && r.Tests.Failed > 0 {
 		r.Status = StatusFailed
 	}
+	cfg.canary.settle(r, o)                     // canary_observe.go: its failure alone is a pass
 	setReason(r, &out.tail, cfg.Timeout, now()) // reason.go: why it did not pass, in one line
 	addNetHint(r, cfg.Net, Mode(r.Mode))        // nethint.go: a localhost port taken or refused
-	cfg.canary.settle(r, o)
 	if err == nil {
 		r.judgeChanged = jd.judgePaths(o.Changed, true)
 	}
