@@ -195,25 +195,53 @@ func judgeCountEvidence(base, r *Result) []string {
 	}
 	var ev []string
 	units := unitFailures(base)
-	if ran(r) > ran(base) && len(units) == 0 {
-		ev = append(ev, fmt.Sprintf("reports %d %s; the judge has %d", ran(r), plural(ran(r), unitNoun(r)), ran(base)))
-	}
-	if namesAll(base) && namesAll(r) {
-		var extra []string
-		for _, m := range []map[string]bool{r.passedTests, r.failedTests} {
+	named := namesAll(base) && namesAll(r)
+	var extra []string
+	variants := 0
+	if named {
+		stems := map[string]bool{}
+		for _, m := range []map[string]bool{base.passedTests, base.failedTests} {
 			for n := range m {
-				if base.passedTests[n] || base.failedTests[n] || insideUnit(n, units) {
-					continue
-				}
-				extra = append(extra, n)
+				stems[testStem(n)] = true
 			}
 		}
-		sort.Strings(extra)
-		if len(extra) > 0 {
-			ev = append(ev, fmt.Sprintf("names %d %s the judge does not have (%s)", len(extra), plural(len(extra), "test"), listShort(extra, 2)))
+		for _, m := range []map[string]bool{r.passedTests, r.failedTests} {
+			for n := range m {
+				switch {
+				case base.passedTests[n] || base.failedTests[n] || insideUnit(n, units):
+				case stems[testStem(n)]:
+					// A new case of a parametrised test or subtest the
+					// judge has: its cases may come from the code
+					// (parametrize over a list the fix extends).
+					variants++
+				default:
+					extra = append(extra, n)
+				}
+			}
 		}
 	}
+	if ran(r)-variants > ran(base) && len(units) == 0 {
+		ev = append(ev, fmt.Sprintf("reports %d %s; the judge has %d", ran(r), plural(ran(r), unitNoun(r)), ran(base)))
+	}
+	sort.Strings(extra)
+	if len(extra) > 0 {
+		ev = append(ev, fmt.Sprintf("names %d %s the judge does not have (%s)", len(extra), plural(len(extra), "test"), listShort(extra, 2)))
+	}
 	return ev
+}
+
+// testStem is a test's name without its parameters or subtest: pytest's
+// "test_x[3]", go's "pkg.TestX/case", are cases of one test.
+func testStem(n string) string {
+	if i := strings.IndexByte(n, '['); i > 0 {
+		return n[:i]
+	}
+	if i := strings.LastIndex(n, ".Test"); i >= 0 {
+		if j := strings.IndexByte(n[i:], '/'); j > 0 {
+			return n[:i+j]
+		}
+	}
+	return n
 }
 
 // unitFailures are the baseline's failures that name a file or package

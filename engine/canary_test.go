@@ -123,3 +123,26 @@ func TestCanaryIsNotTheReason(t *testing.T) {
 		}
 	}
 }
+
+// A judged candidate naming tests the baseline's judge does not have is
+// tampered; new cases of a parametrised test the judge has are not (the
+// cases may come from the code the fix extends).
+func TestTamperNamesAndCounts(t *testing.T) {
+	mk := func(name string, passed []string, failed []string) *Result {
+		r := &Result{Name: name, Status: StatusPassed, Tests: &Tests{Framework: "pytest", Passed: len(passed), Failed: len(failed)}, passedTests: set(passed), failedTests: set(failed)}
+		if len(failed) > 0 {
+			r.Status = StatusFailed
+		}
+		return r
+	}
+	base := mk("baseline", []string{"t.py::test_a", "t.py::test_p[1]"}, []string{"t.py::test_b"})
+	fix := mk("fix", []string{"t.py::test_a", "t.py::test_p[1]", "t.py::test_p[2]", "t.py::test_b"}, nil)
+	fake := mk("fake", []string{"t.py::test_a", "t.py::test_p[1]", "t.py::test_b", "t.py::test_everything"}, nil)
+	Rank([]*Result{base, fix, fake}, []Hypothesis{{Name: "baseline"}, {Name: "fix", Files: []File{file("a.py", "x")}}, {Name: "fake", Files: []File{file("a.py", "y")}}})
+	if fix.Tampered != nil {
+		t.Errorf("fix: %s", *fix.Tampered)
+	}
+	if fake.Tampered == nil || !strings.Contains(*fake.Tampered, "names 1 test the judge does not have (t.py::test_everything)") || !strings.Contains(*fake.Tampered, "reports 4 tests; the judge has 3") {
+		t.Errorf("fake: %v", fake.Tampered)
+	}
+}
