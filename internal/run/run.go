@@ -11,6 +11,8 @@ import (
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
 // Run records the run (unless the options said not to), runs it with the
@@ -20,6 +22,11 @@ import (
 func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Report, error) {
 	now := time.Now()
 	cfg := p.cfg
+	// shadow's state dir and the directories above it, as they are before
+	// any hypothesis runs: checked before the run's end reads or writes
+	// them again (a hypothesis with no namespace could have moved them
+	// and put its own in their place; fsutil.Pin).
+	pin := fsutil.PinDirs(p.store.Root)
 	cfg.RunID = snap.NewRunID(now)
 	var fix func(*engine.Report) // first to see the report: --freeze's, or a remote run's late changes
 	remoteRun := p.remote
@@ -94,7 +101,11 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		cfg.FixReport = append(cfg.FixReport, fix)
 	}
 	if wr != nil {
-		cfg.FixReport = append(cfg.FixReport, wr.finish)
+		cfg.FixReport = append(cfg.FixReport, func(r *engine.Report) {
+			if pin.Check() == nil { // never feed a replaced state dir
+				wr.finish(r)
+			}
+		})
 	}
 	// No consumer slows the commands (engine.Broker): the record gets
 	// every event, the others may miss output while they lag.
@@ -109,6 +120,11 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	}
 	rep := engine.Run(ctx, cfg)
 	broker.Close() // every consumer has had run_finished
+	if err := pin.Check(); err != nil {
+		rep.Error = "not recorded: " + err.Error()
+		fmt.Fprintln(p.notices, "shadow:", rep.Error)
+		return rep, nil
+	}
 	if rec != nil {
 		if err := rec.Finish(rep); err != nil {
 			fmt.Fprintln(p.notices, "shadow: record the report:", err)

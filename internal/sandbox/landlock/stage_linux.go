@@ -11,6 +11,8 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/shadow-dev/shadow/internal/sandbox/entry"
 )
 
 // stageArg0 is argv[0] of the re-executed stage; stageEnv carries its
@@ -47,17 +49,21 @@ func Stage(self string, p Policy, path string, argv, env []string) (string, []st
 	return self, []string{stageArg0}, append(append([]string{}, env...), stageEnv+"="+string(b)), nil
 }
 
-// init dispatches the stage before any package it never uses is
-// initialised: each sealed command start pays only the Go runtime's
-// start and this package's (see reaper's init for the same reason).
-func init() { MaybeStage() }
+// point is the stage in the table of hidden entry points; Early: it
+// takes the process over from this package's init, before any package it
+// never uses is initialised, so each sealed command start pays only the
+// Go runtime's start and this package's (see internal/sandbox/entry).
+var point = entry.Point{Name: "the Landlock stage (copy and in-place modes)", Arg0: stageArg0, Early: true, Main: stageMain}
+
+func init() { entry.Register(point) }
 
 // MaybeStage applies the policy and execs the command if this process
 // was started as the stage; otherwise it returns at once.
-func MaybeStage() {
-	if len(os.Args) == 0 || os.Args[0] != stageArg0 {
-		return
-	}
+func MaybeStage() { entry.Maybe(point) }
+
+// stageMain applies the policy and execs the command in place of this
+// process; it returns only when it could not.
+func stageMain() int {
 	var st stage
 	raw := os.Getenv(stageEnv)
 	env := make([]string, 0, len(os.Environ()))
@@ -68,7 +74,7 @@ func MaybeStage() {
 	}
 	if err := json.Unmarshal([]byte(raw), &st); err != nil || st.Path == "" || len(st.Argv) == 0 {
 		fmt.Fprintln(os.Stderr, "[shadow sandbox] unreadable seal configuration")
-		os.Exit(StageExitSealFailed)
+		return StageExitSealFailed
 	}
 	// landlock_restrict_self and no_new_privs act on the calling thread
 	// (landlock(7)); the exec from the same thread makes its credentials
@@ -78,16 +84,16 @@ func MaybeStage() {
 	if _, err := st.Policy.restrictThread(); err != nil {
 		if st.Policy.Required {
 			fmt.Fprintf(os.Stderr, "[shadow sandbox] --require-seal: Landlock could not seal the command: %v\n", err)
-			os.Exit(StageExitSealFailed)
+			return StageExitSealFailed
 		}
 		fmt.Fprintf(os.Stderr, "[shadow sandbox] Landlock could not seal the command (%v): it runs unsealed, guarded against accidents only\n", err)
 	}
 	err := syscall.Exec(st.Path, st.Argv, env)
 	fmt.Fprintf(os.Stderr, "[shadow sandbox] start %s: %v\n", st.Argv[0], err)
 	if err == syscall.ENOENT {
-		os.Exit(127)
+		return 127
 	}
-	os.Exit(126)
+	return 126
 }
 
 // restrictThread applies p to the calling thread, which the caller has
