@@ -293,8 +293,9 @@ func TestREADMEFlagsExist(t *testing.T) {
 		}
 	}
 	walk(NewRoot(Streams{}, "test"))
-	// Flags of other programs the README mentions (a container runtime's).
-	other := map[string]bool{"--disable-userns": true}
+	// Flags of other programs the README mentions (bubblewrap's, Slurm's
+	// sbatch's).
+	other := map[string]bool{"--disable-userns": true, "--ro-bind": true, "--wait": true}
 	span := regexp.MustCompile("`(--[a-z][a-z-]*)")
 	flag := regexp.MustCompile(`(?:^|\s)(--[a-z][a-z-]*)`)
 	for i, line := range strings.Split(string(b), "\n") {
