@@ -146,3 +146,14 @@ func TestTamperNamesAndCounts(t *testing.T) {
 		t.Errorf("fake: %v", fake.Tampered)
 	}
 }
+
+// The live counts do not show the canary's failure either.
+func TestCanaryLeavesLiveCounts(t *testing.T) {
+	p := &canaryPlan{token: "k3x9abcd"}
+	lp := p.wrapLive(parse.NewStream(nil))
+	lp.Write([]byte("tests/test_calc.py::test_add PASSED [ 50%]\ntests/test_edge_k3x9abcd.py::TestEdgeK3x9abcd::test_edge_k3x9abcd FAILED [100%]\n"))
+	lp.Write([]byte("=== short test summary info ===\nFAILED tests/test_edge_k3x9abcd.py::TestEdgeK3x9abcd::test_edge_k3x9abcd - AssertionError: 8 != 9\n"))
+	if s := lp.Live(); s == nil || s.Failed != 0 || s.Passed != 1 {
+		t.Errorf("%+v", s)
+	}
+}

@@ -303,7 +303,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	if cfg.NewParser != nil {
 		parser = cfg.NewParser(cfg.Command)
 	}
-	out := newHypOutput(h.Name, logf, cfg.MaxOutput, parser, em)
+	out := newHypOutput(h.Name, logf, cfg.MaxOutput, cfg.canary.wrapLive(parser), em)
 
 	hctx, cancel := ctx, context.CancelFunc(func() {})
 	if cfg.Timeout > 0 {
