@@ -163,7 +163,7 @@ func TestSpecRefusals(t *testing.T) {
 		{"timeout zero", `{"hypotheses":[{"name":"a"}],"timeout":"0s"}`, "", "timeout", "must be positive"},
 		{"timeout negative", `{"hypotheses":[{"name":"a"}],"timeout":"-1m"}`, "", "timeout", "must be positive"},
 		{"jobs negative", `{"hypotheses":[{"name":"a"}],"jobs":-1}`, "", "jobs", "0 (one per CPU) or more"},
-		{"net", `{"hypotheses":[{"name":"a"}],"net":"none"}`, "", "net", "host or isolated"},
+		{"net", `{"hypotheses":[{"name":"a"}],"net":"none"}`, "", "net", "private, isolated or host"},
 		{"tmp", `{"hypotheses":[{"name":"a"}],"tmp":"tmpfs"}`, "", "tmp", "shared or private"},
 		{"empty command element", `{"hypotheses":[{"name":"a"}],"command":["pytest",""]}`, "", "command[1]", "empty command element"},
 		{"env empty key", `{"hypotheses":[{"name":"a"}],"env":{"":"x"}}`, "", "env", "empty variable name"},
