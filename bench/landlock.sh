@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Copy mode's Landlock seal (issue 26), measured side by side in one run:
+#   1. fixed cost per hypothesis in copy mode (command: true, -j 1, the
+#      median of 40 hypotheses from the event stream), the build before the
+#      seal (LANDLOCK_BASE, default 69b81ba) against this one, alternating;
+#   2. go-cmp's `go test ./...` in copy mode (CPU seconds of the whole run):
+#      unsealed (the build before: the user's own, warm GOCACHE), sealed
+#      with a cold slot cache (first run), sealed with the slot's cache warm
+#      (later runs); what choosing per-slot caches costs;
+#   3. a small pytest project the same way (nothing redirected matters to
+#      it: its __pycache__ and .pytest_cache are in the copy).
+# usage: bench/landlock.sh [ROUNDS]   (default 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+base=${LANDLOCK_BASE:-69b81ba}
+tmp=$(mktemp -d "${BENCH_TMP:-/tmp}/shadow-landlock.XXXXXX")
+trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+go build -o "$tmp/new" .
+git worktree add -q "$tmp/old" "$base"
+(cd "$tmp/old" && go build -o "$tmp/old-shadow" .)
+median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+per_hyp() { python3 -c '
+import sys, json, statistics
+from datetime import datetime
+t = {}
+for line in sys.stdin:
+    e = json.loads(line)
+    if e["kind"] in ("hyp_started", "hyp_finished"):
+        t.setdefault(e["hyp"], {})[e["kind"]] = datetime.fromisoformat(e["time"].replace("Z", "+00:00"))
+d = [(v["hyp_finished"] - v["hyp_started"]).total_seconds() * 1000 for v in t.values()]
+print("%.1f" % statistics.median(d))'; }
+# cpu CMD...: user+sys seconds of CMD and its children
+cpu() { python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.2f" % (r.ru_utime + r.ru_stime))' "$@"; }
+
+echo "== 1. fixed cost per hypothesis, copy mode, command true (-j 1, median of 40)"
+ws="$tmp/ws"; mkdir -p "$ws"
+for i in $(seq 100); do echo "$i" > "$ws/f$i.txt"; done
+(cd "$ws" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
+python3 -c 'import json; print(json.dumps({"hypotheses": [{"name": "h%d" % i, "edits": [{"path": "f1.txt", "content": "x\n"}]} for i in range(40)]}))' > "$tmp/n40.json"
+: > "$tmp/old.t"; : > "$tmp/new.t"
+for r in $(seq "$rounds"); do
+  XDG_STATE_HOME="$tmp/st-old" "$tmp/old-shadow" --headless --events --no-record --mode copy -j 1 -C "$ws" "$tmp/n40.json" -- true | per_hyp >> "$tmp/old.t"
+  XDG_STATE_HOME="$tmp/st-new" "$tmp/new" --headless --events --no-record --mode copy -j 1 -C "$ws" "$tmp/n40.json" -- true | per_hyp >> "$tmp/new.t"
+done
+o=$(median < "$tmp/old.t"); n=$(median < "$tmp/new.t")
+awk -v o="$o" -v n="$n" 'BEGIN{printf "unsealed (%s) %.1f ms   sealed %.1f ms   difference %+.1f ms per hypothesis\n", "'"$base"'", o, n, n-o}'
+
+echo "== 2. go-cmp, go test ./... in copy mode, CPU seconds of the whole run"
+dir=$(go mod download -json github.com/google/go-cmp@v0.7.0 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+cmp="$tmp/go-cmp"; cp -r "$dir" "$cmp"; chmod -R u+w "$cmp"
+(cd "$cmp" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
+echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json"
+XDG_STATE_HOME="$tmp/st-old" "$tmp/old-shadow" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./... >/dev/null 2>&1 || true
+printf 'unsealed, user GOCACHE warm: '; XDG_STATE_HOME="$tmp/st-old" cpu "$tmp/old-shadow" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
+printf 'sealed, slot cache cold:      '; XDG_STATE_HOME="$tmp/st-new" cpu "$tmp/new" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
+for r in $(seq "$rounds"); do
+  printf 'sealed, slot cache warm:      '; XDG_STATE_HOME="$tmp/st-new" cpu "$tmp/new" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
+done
+
+echo "== 3. a pytest project, copy mode, CPU seconds"
+py="$tmp/py"; mkdir -p "$py"
+for i in $(seq 20); do printf 'def f%d(x):\n    return x + %d\n' "$i" "$i" > "$py/m$i.py"; printf 'from m%d import f%d\n\ndef test_f():\n    assert f%d(1) == %d\n' "$i" "$i" "$i" "$((i+1))" > "$py/test_m$i.py"; done
+(cd "$py" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
+for r in $(seq "$rounds"); do
+  printf 'unsealed: '; XDG_STATE_HOME="$tmp/st-old" cpu "$tmp/old-shadow" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- python3 -m pytest -q
+  printf 'sealed:   '; XDG_STATE_HOME="$tmp/st-new" cpu "$tmp/new" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- python3 -m pytest -q
+done
