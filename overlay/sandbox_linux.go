@@ -189,6 +189,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	}
 	if st != nil {
 		out.ExitCode, out.Signal = st.Exit, st.Signal
+		out.Warnings = append(out.Warnings, st.Warnings...)
 	}
 	if ram != nil {
 		// The upper is on the tmpfs now, reached through its descriptor.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/shadow-dev/shadow/engine"
 )
 
@@ -84,5 +86,43 @@ func TestOverlaySealReportsOutsideWritesAndKeepsTheHost(t *testing.T) {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s exists on the host", p)
 		}
+	}
+}
+
+// A --writable path overlayfs refuses as a lower layer (here: already two
+// overlays deep, past the kernel's stacking limit) stays read-only and the
+// result says so; the hypothesis still runs.
+func TestOverlaySealDirOverlayfsRefusesStaysReadOnly(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("stacking two overlays to refuse a third needs mount(2) outside a namespace: root")
+	}
+	root := t.TempDir()
+	mk := func(p string) string {
+		os.MkdirAll(filepath.Join(root, p), 0o755)
+		return filepath.Join(root, p)
+	}
+	l0, u1, w1, m1, u2, w2, m2 := mk("l0"), mk("u1"), mk("w1"), mk("m1"), mk("u2"), mk("w2"), mk("m2")
+	os.WriteFile(filepath.Join(l0, "f"), []byte("orig"), 0o644)
+	if err := unix.Mount("overlay", m1, "overlay", 0, "lowerdir="+l0+",upperdir="+u1+",workdir="+w1); err != nil {
+		t.Skipf("overlay mount: %v", err)
+	}
+	defer unix.Unmount(m1, unix.MNT_DETACH)
+	if err := unix.Mount("overlay", m2, "overlay", 0, "lowerdir="+m1+",upperdir="+u2+",workdir="+w2); err != nil {
+		t.Skipf("second overlay mount: %v", err)
+	}
+	defer unix.Unmount(m2, unix.MNT_DETACH)
+	ws := mk("ws")
+	sb := needOverlay(t).Writable(m2)
+	var out bytes.Buffer
+	o, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Env: os.Environ(), Output: &out, Hyp: engine.Hypothesis{Name: "h"},
+		Command: []string{"sh", "-c", "cat " + m2 + "/f; echo x > " + m2 + "/f 2>&1 || echo READ-ONLY"}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "orig") || !strings.Contains(out.String(), "READ-ONLY") {
+		t.Errorf("the refused dir should be readable and read-only:\n%s", out.String())
+	}
+	if len(o.Warnings) != 1 || !strings.Contains(o.Warnings[0], m2+" could not be overlaid") {
+		t.Errorf("warnings = %q", o.Warnings)
 	}
 }

@@ -86,6 +86,9 @@ type Status struct {
 	Signal  string `json:"signal,omitempty"`
 	Options string `json:"options,omitempty"` // the overlay option set that mounted
 	Proc    bool   `json:"proc"`              // a fresh /proc was mounted
+	// Warnings: what the seal could not do and the run did without ($HOME
+	// or a --writable path overlayfs refused: read-only instead).
+	Warnings []string `json:"warnings,omitempty"`
 	// MaxRSSKiB: the largest peak resident set of any process the init
 	// reaped (getrusage(2) RUSAGE_CHILDREN), for the report's peak memory
 	// where no memory cgroup measures the whole tree.

@@ -147,6 +147,17 @@ func setupMounts(cfg *Config) (Status, error) {
 			lastErr = nil
 			break
 		}
+		if lastErr != nil && l.subs {
+			// $HOME, a --writable path or a cache whose filesystem
+			// overlayfs refuses as a lower layer: it stays read-only and
+			// the result says so, rather than no hypothesis running.
+			// Bound from the descriptor at its own path: under a fresh
+			// /tmp it would be an empty directory; elsewhere this brings
+			// its submounts along. The seal makes it read-only.
+			_ = unix.Mount(l.lowers[len(l.lowers)-1], l.target, "", unix.MS_BIND|unix.MS_REC, "")
+			st.Warnings = append(st.Warnings, fmt.Sprintf("%s could not be overlaid (%v), so it was read-only for this hypothesis", l.target, lastErr))
+			continue
+		}
 		if lastErr != nil {
 			stage := "mount overlay on " + l.target
 			if cfg.RAM > 0 {
