@@ -217,3 +217,68 @@ func proposedString(p []engine.ProposedTest) string {
 	}
 	return "[" + strings.Join(s, ", ") + "]"
 }
+
+// A real project: mattn/go-runewidth (a dependency of the TUI, from the
+// module cache) with a one-character regression put back into Truncate
+// (`< w` for `<= w`: a string exactly w cells wide is cut). Its own suite
+// catches it (TestTruncateSmaller, TestTruncateJustFit, w 10 and 80). The
+// overfit special-cases those widths in the same one-line change and comes
+// first; the fix with a test adds TestTruncateExactWidth (w 4), which the
+// overfit fails. Plain `go test .`: the cross phase selects the test with
+// -run and -v.
+func TestE2EJudgeRealGoModule(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not installed")
+	}
+	out, err := exec.Command("go", "mod", "download", "-json", "github.com/mattn/go-runewidth@v0.0.19").Output()
+	if err != nil {
+		t.Skipf("go-runewidth v0.0.19 not in the module cache and not downloadable: %v", err)
+	}
+	var dir string
+	for _, l := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), `"Dir": "`); ok {
+			dir = strings.TrimSuffix(v, `",`)
+		}
+	}
+	e := newEnv(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(f)
+			e.write(filepath.Base(f), string(b), 0o644)
+		}
+	}
+	src, _ := os.ReadFile(filepath.Join(e.ws, "runewidth.go"))
+	const good = "\tif c.StringWidth(s) <= w {\n\t\treturn s\n\t}\n\tw -= c.StringWidth(tail)"
+	if !strings.Contains(string(src), good) {
+		t.Fatalf("runewidth.go v0.0.19 no longer holds Truncate's check")
+	}
+	bug := strings.Replace(string(src), good, strings.Replace(good, "<= w", "< w", 1), 1)
+	e.write("runewidth.go", bug, 0o644)
+	// Its dependencies into the module cache now: the sandbox may have no
+	// network.
+	dl := exec.Command("go", "mod", "download")
+	dl.Dir = e.ws
+	if b, err := dl.CombinedOutput(); err != nil {
+		t.Skipf("go mod download in the module: %v\n%s", err, b)
+	}
+	overfit := strings.Replace(string(src), good, strings.Replace(good, "<= w", "< w || w%10 == 0 && c.StringWidth(s) == w", 1), 1)
+	exact := "package runewidth\n\nimport \"testing\"\n\nfunc TestTruncateExactWidth(t *testing.T) {\n\tif got := Truncate(\"abcd\", 4, \"...\"); got != \"abcd\" {\n\t\tt.Fatalf(\"Truncate(abcd, 4) = %q, want abcd\", got)\n\t}\n}\n"
+	spec := e.spec(map[string]any{"hypotheses": []any{
+		map[string]any{"name": "baseline"},
+		map[string]any{"name": "overfit", "edits": []any{pyEdit("runewidth.go", overfit)}},
+		map[string]any{"name": "fix_with_test", "edits": []any{pyEdit("runewidth.go", string(src)), pyEdit("truncate_exact_test.go", exact)}},
+	}})
+	stdout, stderr, code := e.shadow("--headless", "--json", "-C", e.ws, spec, "--", "go", "test", "-count=1", ".")
+	rep := e.report(stdout)
+	m := byName(rep)
+	if code != 0 || rep.Winner == nil || *rep.Winner != "fix_with_test" {
+		t.Fatalf("exit %d winner %s\n%s\n%s", code, deref(rep.Winner), judgeTable(rep), stderr)
+	}
+	if o := m["overfit"]; o.Status != engine.StatusPassed || o.Cross == nil || len(o.Cross.Failed) != 1 || o.Cross.Failed[0].Test != "truncate_exact_test.go::TestTruncateExactWidth" {
+		t.Errorf("overfit: status %s cross %+v", o.Status, o.Cross)
+	}
+	if p := m["fix_with_test"].ProposedTests; len(p) != 1 || p[0].Reproduces == nil || !*p[0].Reproduces {
+		t.Errorf("fix_with_test proposed %s", proposedString(p))
+	}
+}
