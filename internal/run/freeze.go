@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/snap"
+	"github.com/shadow-dev/shadow/internal/sandbox/freeze"
 )
 
 // frozenSandbox stacks a copy of the source files above the workspace in
@@ -36,15 +36,15 @@ func (p *Plan) startFreeze(cfg *engine.Config) (func(*engine.Report), func(), er
 		return nil, nil, fmt.Errorf("--freeze needs overlay or copy mode (this run is %s)", cfg.Sandbox.Mode())
 	}
 	base := SandboxBase(p.store, cfg.Workspace)
-	snap.CleanFrozen(base)
-	dir := snap.FrozenDir(base, cfg.RunID)
-	frozen, _, err := snap.Freeze(cfg.Workspace, dir, engine.SourceFiles(cfg.Workspace, cfg.ScanExclude...))
+	freeze.CleanFrozen(base)
+	dir := freeze.FrozenDir(base, cfg.RunID)
+	frozen, _, err := freeze.Freeze(cfg.Workspace, dir, engine.SourceFiles(cfg.Workspace, cfg.ScanExclude...))
 	if err != nil {
-		snap.RemoveFrozen(dir)
+		freeze.RemoveFrozen(dir)
 		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
 	}
 	cfg.Sandbox = frozenSandbox{Sandbox: cfg.Sandbox, dir: dir}
-	return frozenFix(frozen, false), func() { snap.RemoveFrozen(dir) }, nil
+	return frozenFix(frozen, false), func() { freeze.RemoveFrozen(dir) }, nil
 }
 
 // frozenFix is the report fixer that marks a frozen run's report: its stale paths

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/sandbox/freeze"
 	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -101,14 +102,14 @@ func (p *Plan) prepareRemote(ctx context.Context, cfg *engine.Config) (func(), e
 // them.
 func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb engine.Freezer) (func(*engine.Report), func(), error) {
 	base := SandboxBase(p.store, cfg.Workspace)
-	snap.CleanFrozen(base)
-	dir := snap.FrozenDir(base, cfg.RunID)
+	freeze.CleanFrozen(base)
+	dir := freeze.FrozenDir(base, cfg.RunID)
 	frozen, err := sb.Freeze(dir)
 	if err != nil {
-		snap.RemoveFrozen(dir)
+		freeze.RemoveFrozen(dir)
 		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
 	}
-	return frozenFix(frozen, sb.FrozenAll()), func() { snap.RemoveFrozen(dir) }, nil
+	return frozenFix(frozen, sb.FrozenAll()), func() { freeze.RemoveFrozen(dir) }, nil
 }
 
 // staleFix is the report fixer that adds paths changed before the run's

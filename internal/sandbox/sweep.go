@@ -10,6 +10,7 @@ import (
 	"github.com/shadow-dev/shadow/inplace"
 	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/sandbox/copy"
+	"github.com/shadow-dev/shadow/internal/sandbox/freeze"
 	"github.com/shadow-dev/shadow/internal/sandbox/warm"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
@@ -72,7 +73,7 @@ func Sweep(store snap.Store, warmMax int64) (out []Swept, workspaces int) {
 	}
 	// 6. --freeze copies of runs whose process is gone.
 	for _, base := range []string{store.SandboxDir(), overlay.TmpSandboxes()} {
-		if n := snap.CleanFrozen(base); n > 0 {
+		if n := freeze.CleanFrozen(base); n > 0 {
 			say("removed %d --freeze copy(ies) of ended runs in %s", n, base)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/snap"
+	"github.com/shadow-dev/shadow/internal/sandbox/freeze"
 )
 
 // LocalNode is the node name that means this machine.
@@ -469,7 +469,7 @@ func (s *Sandbox) Freeze(dir string) (map[string]bool, error) {
 			plain = append(plain, f)
 		}
 	}
-	frozen, _, err := snap.Freeze(s.o.Workspace, dir, plain)
+	frozen, _, err := freeze.Freeze(s.o.Workspace, dir, plain)
 	if err != nil {
 		return nil, err
 	}

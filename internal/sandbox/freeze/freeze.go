@@ -1,20 +1,26 @@
-package snap
+// Package freeze is --freeze's copy: the workspace's source files copied
+// once at the start of a run, a read-only layer every hypothesis then runs
+// on (overlay and copy modes stack it above the workspace; remote syncs
+// every mirror from it), so edits made to the checkout during the run
+// reach none of them. Files are copied through fsutil.CopyFile, the same
+// FICLONE path copy mode's copies take.
+package freeze
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
-// FreezeStats says what Freeze copied.
-type FreezeStats struct {
+// Stats says what Freeze copied.
+type Stats struct {
 	Files, Links int
 	Bytes        int64
 	Cloned       int // files copied as reflinks (no data copied)
@@ -26,14 +32,15 @@ type FreezeStats struct {
 // directories, so tools that compare mtimes (cargo's fingerprints, make)
 // see the same tree. Files are reflinked where the filesystem can, else
 // copied (copy_file_range). It returns the paths copied.
-func Freeze(workspace, dst string, paths []string) (map[string]bool, FreezeStats, error) {
-	var st FreezeStats
+func Freeze(workspace, dst string, paths []string) (map[string]bool, Stats, error) {
+	var st Stats
 	copied := map[string]bool{}
 	if err := os.MkdirAll(dst, 0o700); err != nil {
 		return nil, st, err
 	}
 	dirs := map[string]bool{}
 	root := os.Geteuid() == 0
+	var noClone atomic.Bool // the filesystem refused a clone: copy the rest
 	for _, rel := range paths {
 		src := filepath.Join(workspace, filepath.FromSlash(rel))
 		fi, err := os.Lstat(src)
@@ -57,7 +64,7 @@ func Freeze(workspace, dst string, paths []string) (map[string]bool, FreezeStats
 			}
 			st.Links++
 		} else {
-			cloned, err := copyFile(src, to, fi)
+			cloned, err := fsutil.CopyFile(src, to, fi, &noClone)
 			if err != nil {
 				return nil, st, fmt.Errorf("freeze %s: %w", rel, err)
 			}
@@ -67,7 +74,7 @@ func Freeze(workspace, dst string, paths []string) (map[string]bool, FreezeStats
 				st.Cloned++
 			}
 		}
-		keepAttrs(to, fi, root)
+		fsutil.KeepAttrs(to, fi, root)
 		copied[rel] = true
 	}
 	// Directory mtimes last, deepest first: creating entries changed them.
@@ -78,11 +85,11 @@ func Freeze(workspace, dst string, paths []string) (map[string]bool, FreezeStats
 	sort.Slice(list, func(i, j int) bool { return strings.Count(list[i], "/") > strings.Count(list[j], "/") })
 	for _, d := range list {
 		if fi, err := os.Lstat(filepath.Join(workspace, filepath.FromSlash(d))); err == nil {
-			keepAttrs(filepath.Join(dst, filepath.FromSlash(d)), fi, root)
+			fsutil.KeepAttrs(filepath.Join(dst, filepath.FromSlash(d)), fi, root)
 		}
 	}
 	if fi, err := os.Stat(workspace); err == nil {
-		keepAttrs(dst, fi, root)
+		fsutil.KeepAttrs(dst, fi, root)
 	}
 	return copied, st, nil
 }
@@ -113,28 +120,6 @@ func mkParents(workspace, dst, rel string, dirs map[string]bool) error {
 	return nil
 }
 
-// copyFile copies src to dst, sharing blocks where the filesystem can,
-// else byte by byte.
-func copyFile(src, dst string, fi os.FileInfo) (cloned bool, err error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return false, err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return false, err
-	}
-	if cloneFile(out, in) {
-		return true, out.Close()
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return false, err
-	}
-	return false, out.Close()
-}
-
 // FrozenDir is where run id's frozen sources go under the sandbox base: the
 // recorder's pid is in the name so CleanFrozen can tell a crashed run's
 // copy from a live one.
@@ -156,7 +141,7 @@ func CleanFrozen(base string) int {
 		if err != nil {
 			continue
 		}
-		if pidExists(pid) {
+		if alive(pid) {
 			continue
 		}
 		if fsutil.RemoveTree(filepath.Join(base, name)) == nil {
