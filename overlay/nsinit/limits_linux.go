@@ -9,29 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LimitConfig is the resource part of Config: what the init applies to
-// itself before it starts the command, which inherits it. Cgroup limits
-// are set by shadow, which moves the init into the cgroup before it
-// writes the configuration (overlay/limits_linux.go).
-type LimitConfig struct {
-	// OOMScoreAdj, when not 0, is written to /proc/self/oom_score_adj: a
-	// higher value makes the kernel's OOM killer pick the hypothesis
-	// before shadow or a sibling's smaller tree (proc(5)). Raising it
-	// needs no privilege.
-	OOMScoreAdj int `json:"oom_score_adj,omitempty"`
-	// NProc, when not 0, is RLIMIT_NPROC for the command. Since Linux 5.14
-	// the count it is checked against is per user namespace (ucounts,
-	// commit 21d1c5e386bc "Reimplement RLIMIT_NPROC on top of ucounts"):
-	// inside the hypothesis's user namespace it counts only the
-	// hypothesis's own processes and threads, and every level above is
-	// charged too, so a fork bomb stops at NProc tasks and the user keeps
-	// the rest of their own limit for shadow's threads and the siblings.
-	// Without a user namespace (root) the limit is not enforced at all
-	// (fork(2) skips it for uid 0's init_ucounts): root uses the pids
-	// cgroup instead.
-	NProc int64 `json:"nproc,omitempty"`
-}
-
 // initOOM is the init's oom_score_adj before applyLimits raised it, for
 // restoreInitOOM; "" when it was not raised.
 var initOOM string

@@ -1,7 +1,6 @@
 package nsinit
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -22,37 +21,6 @@ import (
 // namespace. That costs one socket(2) and bind(2) per listener, where
 // pasta (passt) took 140-600 ms to start per namespace on the machine this
 // was written on, past the whole per-hypothesis budget.
-
-// Net modes (Config.Net).
-const (
-	NetHost     = "host"     // the host's namespace (no CLONE_NEWNET)
-	NetIsolated = "isolated" // loopback only, nothing crosses
-	NetPrivate  = "private"  // loopback, plus the proxy and --host-port listeners
-)
-
-// NewNet reports whether mode gets a network namespace of its own: every
-// mode but host. "" is the overlay default, private.
-func NewNet(mode string) bool { return mode != NetHost }
-
-// NetConfig is the network part of Config.
-type NetConfig struct {
-	// NetFD, when not 0, is a unix socket the init sends its listeners on.
-	NetFD int `json:"net_fd,omitempty"`
-	// HostPorts are host localhost TCP ports (--host-port) the command
-	// reaches at the same port on its own 127.0.0.1: the init listens
-	// there, shadow connects each accepted connection to the host's port.
-	HostPorts []int `json:"host_ports,omitempty"`
-	// Proxy: listen on an ephemeral 127.0.0.1 port for shadow's outbound
-	// HTTP(S) proxy and name it in the command's HTTP_PROXY/HTTPS_PROXY.
-	Proxy bool `json:"proxy,omitempty"`
-}
-
-// Listener kinds, the first byte of each message on NetFD; a host port
-// follows as two bytes, big-endian.
-const (
-	ListenProxy    = 'p'
-	ListenHostPort = 'h'
-)
 
 // setupNet brings lo up in a new network namespace and makes the
 // listeners; it returns what the command's environment gains (the proxy's
@@ -130,12 +98,4 @@ func listenLoopback(port int) (int, int, error) {
 		return -1, 0, err
 	}
 	return fd, sa.(*unix.SockaddrInet4).Port, nil
-}
-
-// ListenerPort decodes a host port message (ListenHostPort).
-func ListenerPort(msg []byte) int {
-	if len(msg) < 3 {
-		return 0
-	}
-	return int(binary.BigEndian.Uint16(msg[1:3]))
 }
