@@ -9,7 +9,7 @@ import (
 
 // The hidden entry points are one table: each is there once, matched by
 // its own argv[0] or argv[1], and the per-hypothesis ones (the sandbox
-// init, the process helper) take the process over from their package's
+// init, the process helper, the Landlock stage) take the process over from their package's
 // init (Early: TestInitSkipsHeavyPackageInit and
 // TestReaperSkipsHeavyPackageInit measure what that saves).
 func TestHiddenEntryPointsAreOneTable(t *testing.T) {
@@ -33,9 +33,9 @@ func TestHiddenEntryPointsAreOneTable(t *testing.T) {
 	}
 	want := []string{"argv[0]=shadow-reaper", "argv[1]=__shadow-node"}
 	if runtime.GOOS == "linux" {
-		want = append(want, "argv[0]=shadow-sandbox-init")
-		if early < 2 {
-			t.Errorf("%d early entry points, want the sandbox init and the process helper", early)
+		want = append(want, "argv[0]=shadow-sandbox-init", "argv[0]=shadow-seal")
+		if early < 3 {
+			t.Errorf("%d early entry points, want the sandbox init, the process helper and the seal stage", early)
 		}
 	}
 	for _, k := range want {
