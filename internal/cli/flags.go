@@ -20,6 +20,8 @@ type runFlags struct {
 	headless     bool
 	json, events bool
 	src          hypsrc.Sources // --patch, --ref, --worktrees
+	quiet        bool           // --quiet: no progress lines or notices
+	color        colorMode      // --color auto|always|never
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -59,6 +61,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.src.Patches, "patch", nil, "a hypothesis from a unified diff file, named after it; a directory: each *.diff and *.patch in it (repeatable)")
 	fs.StringArrayVar(&f.src.Refs, "ref", nil, "a hypothesis from a branch or commit: its change since the merge base with HEAD (repeatable)")
 	fs.BoolVar(&f.src.Worktrees, "worktrees", false, "a hypothesis from every other worktree of this repository: its commits and uncommitted work")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines or notices on stderr: the result only")
+	fs.Var(&f.color, "color", "colour the text report: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.BoolVar(&f.headless, "headless", false, "never the TUI: text report on stdout")
 	fs.BoolVar(&f.json, "json", false, "one JSON report (shadow.report/v1) on stdout")
 	fs.BoolVar(&f.events, "events", false, "NDJSON events (shadow.event/v1) on stdout as they happen")

@@ -156,7 +156,7 @@ func NewRoot(s Streams, version string) *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if showVersion {
-				fmt.Fprintln(s.Out, "shadow", version)
+				fmt.Fprintln(s.Out, versionLine(version))
 				return nil
 			}
 			return runCommand(cmd, args, &f, autoUI, s, version)
@@ -181,13 +181,16 @@ func NewRoot(s Streams, version string) *cobra.Command {
 		demoCommand(s, version), probeCommand(s, version), gcCommand(s), mcpCommand(s, version), mergeCommand(s), slurmCommand(s),
 		&cobra.Command{
 			Use: "version", Short: "print shadow's version", Args: cobra.NoArgs,
-			Run: func(*cobra.Command, []string) { fmt.Fprintln(s.Out, "shadow", version) },
+			Run: func(*cobra.Command, []string) { fmt.Fprintln(s.Out, versionLine(version)) },
 		},
 	}
 	for _, c := range sub {
 		c.DisableFlagsInUseLine = true
 	}
 	root.AddCommand(sub...)
+	root.SetHelpCommand(helpCommand(root)) // version.go: an unknown topic exits 2
+	root.AddCommand(manCommand(root, version))
+	wireCompletion(root) // complete.go: specs, RUN/HYP, patches, refs
 	return root
 }
 

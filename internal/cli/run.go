@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -118,6 +120,9 @@ func planRun(ctx context.Context, specPath string, f *runFlags, s Streams, versi
 	}
 	o := f.opts
 	o.Cwd, o.Notices, o.Version = cwd, s.Err, version
+	if f.quiet {
+		o.Notices = io.Discard
+	}
 	return run.NewPlan(ctx, spec, specDir, o)
 }
 
@@ -135,7 +140,7 @@ func execute(ctx context.Context, p *run.Plan, f *runFlags, ui uiChoice, s Strea
 	// Progress lines on stderr: always for the text report; with --json or
 	// --events only when stderr is a terminal (a person is waiting), so an
 	// agent's captured stderr stays clean.
-	if (!f.json && !f.events) || s.terminal(s.Err) {
+	if !f.quiet && ((!f.json && !f.events) || s.terminal(s.Err)) {
 		sinks = append(sinks, progressPrinter(s.Err))
 	}
 	rep, err := p.Run(ctx, sinks...)
@@ -148,6 +153,10 @@ func execute(ctx context.Context, p *run.Plan, f *runFlags, ui uiChoice, s Strea
 		enc := json.NewEncoder(s.Out)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rep)
+	case s.colorOn(f.color, s.Out):
+		var b bytes.Buffer
+		engine.WriteText(&b, rep)
+		s.Out.Write(colorReport(b.Bytes()))
 	default:
 		engine.WriteText(s.Out, rep)
 	}

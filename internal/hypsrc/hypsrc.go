@@ -276,3 +276,13 @@ func uniqueName(s string, taken map[string]bool) string {
 	taken[strings.ToLower(name)] = true
 	return name
 }
+
+// Refs lists the branches and tags of the repository holding dir, for
+// the completion of --ref.
+func Refs(dir string) ([]string, error) {
+	out, err := gitOut(dir, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags", "refs/remotes")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(out), nil
+}
