@@ -195,6 +195,12 @@ func verdictLines(st Styles, r *engine.Result) []string {
 	if r.Disqualified != nil {
 		out = append(out, st.Warn.Render("disqualified: ")+*r.Disqualified)
 	}
+	if r.Tampered != nil {
+		out = append(out, st.Warn.Render("tampered: ")+*r.Tampered)
+	}
+	if r.Suspicious != nil {
+		out = append(out, st.Warn.Render("suspicious: ")+*r.Suspicious)
+	}
 	if len(r.EditsTests) > 0 {
 		out = append(out, st.Warn.Render("edits tests: ")+strings.Join(r.EditsTests, ", "))
 	}

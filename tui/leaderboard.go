@@ -255,6 +255,11 @@ func marks(st Styles, h *hypState) string {
 	case r.LostTests != nil && *r.LostTests > 0:
 		m = append(m, st.Warn.Render("lost tests"))
 	}
+	if r.Tampered != nil {
+		m = append(m, st.Warn.Render("tampered"))
+	} else if r.Suspicious != nil {
+		m = append(m, st.Warn.Render("suspicious"))
+	}
 	if len(r.Flaky) > 0 {
 		m = append(m, st.Warn.Render("flaky"))
 	}
