@@ -74,7 +74,7 @@ const (
 func planCanary(workspace, subdir string, command []string) *canaryPlan {
 	dir := filepath.Join(workspace, filepath.FromSlash(subdir))
 	runner := canaryRunner(dir, command)
-	if runner == "" {
+	if runner == "" || failsFast(dir, command) {
 		return nil
 	}
 	tok := randomToken()
@@ -253,6 +253,39 @@ func canaryRunner(dir string, command []string) string {
 		}
 	}
 	return ""
+}
+
+// failFast matches the options that stop a runner at its first failing
+// test (pytest -x/--exitfirst/--maxfail, go test -failfast, unittest
+// -f/--failfast, jest/vitest --bail): a must-fail canary collected first
+// would stop the real tests, so there is none.
+var failFast = regexp.MustCompile(`(^|[\s"'=\[,])(-x|--exitfirst|--maxfail\b|--max-fail\b|-{1,2}failfast|-f|--bail)(\b|$|[\s"',\]=])|\bbail\s*[:=]\s*[1-9t]`)
+
+// failsFast reports whether the command, an npm script it runs, or the
+// runners' configuration in its directory asks to stop at the first
+// failure.
+func failsFast(dir string, command []string) bool {
+	text := strings.Join(command, " ")
+	if len(command) >= 2 && npmScript.MatchString(path.Base(command[0])) {
+		script := command[1]
+		if script == "run" && len(command) >= 3 {
+			script = command[2]
+		}
+		text += " " + packageScript(dir, script)
+	}
+	for _, f := range []string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "vitest.config.ts", "vitest.config.js", "vitest.config.mts", "vite.config.ts", "vite.config.js"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			// pytest's addopts, jest's and vitest's bail.
+			if strings.Contains(l, "addopts") || strings.Contains(l, "bail") {
+				text += " " + l
+			}
+		}
+	}
+	return failFast.MatchString(text)
 }
 
 func packageScript(dir, name string) string {

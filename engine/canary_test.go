@@ -157,3 +157,28 @@ func TestCanaryLeavesLiveCounts(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// A runner told to stop at its first failure gets no canary: it would
+// stop the real tests.
+func TestNoCanaryWhereTheRunnerFailsFast(t *testing.T) {
+	ws := writeTree(t, map[string]string{"tests/test_a.py": "", "a/a_test.go": "package a\n"})
+	for _, cmd := range [][]string{
+		{"python3", "-m", "pytest", "-x"}, {"pytest", "--maxfail=2"}, {"go", "test", "-failfast", "./..."},
+		{"python3", "-m", "unittest", "-f"}, {"npx", "vitest", "run", "--bail", "1"}, {"npx", "jest", "--bail"},
+	} {
+		if p := planCanary(ws, "", cmd); p != nil {
+			t.Errorf("%q: planted", cmd)
+		}
+	}
+	if planCanary(ws, "", []string{"python3", "-m", "pytest", "-q", "-p", "no:cacheprovider"}) == nil || planCanary(ws, "", []string{"go", "test", "-count=1", "./..."}) == nil {
+		t.Error("not planted without fail-fast")
+	}
+	cfg := writeTree(t, map[string]string{"tests/test_a.py": "", "pyproject.toml": "[tool.pytest.ini_options]\naddopts = \"-x -q\"\n"})
+	if planCanary(cfg, "", []string{"python3", "-m", "pytest"}) != nil {
+		t.Error("planted under addopts -x")
+	}
+	js := writeTree(t, map[string]string{"a.test.js": "", "jest.config.js": "module.exports = { bail: 1 }\n"})
+	if planCanary(js, "", []string{"npx", "jest"}) != nil {
+		t.Error("planted under bail: 1")
+	}
+}
