@@ -63,8 +63,10 @@ func childCPU() time.Duration {
 
 // BenchmarkShadowTrueSeal splits the seal's share of the fixed cost:
 // the default (read-only /, $HOME overlay, private /tmp, /var/tmp and
-// /dev/shm), without a $HOME in the environment (no home overlay), and
-// with --tmp shared (the host's /tmp and /var/tmp bound, no tmpfs).
+// /dev/shm, a network namespace of its own), then with --net host, then
+// also without a $HOME in the environment (no home overlay) or with
+// --tmp shared (the host's /tmp and /var/tmp bound, no tmpfs), and with
+// neither (what is left: the read-only view and /dev/shm).
 func BenchmarkShadowTrueSeal(b *testing.B) {
 	base := b.TempDir()
 	v := Probe(base)
@@ -82,14 +84,15 @@ func BenchmarkShadowTrueSeal(b *testing.B) {
 		}
 	}
 	for _, c := range []struct {
-		name, tmp string
-		env       []string
-	}{{"default", "", os.Environ()}, {"no-home", "", noHome}, {"tmp-shared", "shared", os.Environ()}, {"no-home-tmp-shared", "shared", noHome}} {
+		name, tmp, net string
+		env            []string
+	}{{"default", "", "", os.Environ()}, {"net-host", "", "host", os.Environ()}, {"no-home", "", "host", noHome},
+		{"tmp-shared", "shared", "host", os.Environ()}, {"read-only-root-only", "shared", "host", noHome}} {
 		b.Run(c.name, func(b *testing.B) {
 			before := childCPU()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				o, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: hyp, Command: []string{"true"}, Env: c.env, Tmp: c.tmp, Output: io.Discard})
+				o, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: hyp, Command: []string{"true"}, Env: c.env, Tmp: c.tmp, Net: c.net, Output: io.Discard})
 				if err != nil || o.ExitCode != 0 {
 					b.Fatal(err, o)
 				}
