@@ -26,7 +26,7 @@ func TestDocsNameEveryCommandAndFlag(t *testing.T) {
 		if c.Hidden || c.Name() == "help" {
 			return
 		}
-		if path != "shadow" && path != "shadow completion" && !regexp.MustCompile(regexp.QuoteMeta(path) + `\b`).MatchString(doc) {
+		if path != "shadow" && path != "shadow completion" && !regexp.MustCompile(regexp.QuoteMeta(path)+`\b`).MatchString(doc) {
 			t.Errorf("docs/cli.md does not name the command %q", path)
 		}
 		check := func(f *pflag.Flag) {
