@@ -48,7 +48,7 @@ func (s *Sandbox) guard(job engine.Job, cfg *initConfig, netFD int) (*jobGuard, 
 	}
 	var id [6]byte
 	_, _ = rand.Read(id[:])
-	if g.lim, err = s.limitsFor("shadow-"+hex.EncodeToString(id[:]), jobs); err != nil {
+	if g.lim, err = s.limitsFor(cgroupPrefix+hex.EncodeToString(id[:]), jobs); err != nil {
 		g.net.Close()
 		return nil, err
 	}

@@ -208,6 +208,7 @@ type hypLimits struct {
 // jobs is how many hypotheses may run at once.
 func (s *Sandbox) limitsFor(name string, jobs int) (*hypLimits, error) {
 	m := ProbeLimits()
+	sweepCgroups(m)
 	pids := s.limits.Pids
 	if pids <= 0 {
 		pids = DefaultPids
@@ -345,21 +346,80 @@ func (h *hypLimits) result(maxRSS int64) (*int64, *engine.HypLimits) {
 	return peak, &enf
 }
 
-// release removes the job's cgroups. Every process in them is dead (the
-// PID namespace's init exited), but the kernel may still be tearing them
-// down: rmdir fails with EBUSY until it has.
+// release removes the job's cgroups. Every process in them is dead or
+// dying (the PID namespace's init exited), but the kernel may still be
+// tearing them down: rmdir fails with EBUSY until it has, which on a
+// loaded machine took over half a second. The job waits up to 2s, then
+// leaves the rest to a goroutine (a long-lived MCP server's); what a
+// shadow that exited or was killed left behind, sweepCgroups removes.
 func (h *hypLimits) release() {
-	if h == nil {
+	if h == nil || len(h.dirs) == 0 {
 		return
 	}
+	var left []string
 	for _, d := range h.dirs {
-		for i := 0; i < 50; i++ {
-			err := unix.Rmdir(d)
-			if err == nil || errors.Is(err, unix.ENOENT) {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !rmdirRetry(d, 2*time.Second) {
+			left = append(left, d)
 		}
 	}
 	h.dirs = nil
+	if len(left) > 0 {
+		go func() {
+			for _, d := range left {
+				rmdirRetry(d, 30*time.Second)
+			}
+		}()
+	}
+}
+
+// rmdirRetry removes the cgroup d, retrying while it is busy; it reports
+// whether d is gone.
+func rmdirRetry(d string, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for {
+		err := unix.Rmdir(d)
+		if err == nil || errors.Is(err, unix.ENOENT) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cgroupPrefix names the cgroups shadow makes (limitsFor).
+const cgroupPrefix = "shadow-"
+
+var sweepOnce sync.Once
+
+// sweepCgroups removes, once per process, the empty cgroups named
+// shadow-* under the parents limitsFor uses that are older than a minute:
+// those of a shadow that was killed before its release. A younger one
+// may be another shadow's, made and not yet joined by its init.
+func sweepCgroups(m LimitMechanisms) {
+	sweepOnce.Do(func() {
+		for _, parent := range []string{m.v2, m.v1pids, m.v1mem} {
+			if parent == "" {
+				continue
+			}
+			ents, err := os.ReadDir(parent)
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				if !e.IsDir() || !strings.HasPrefix(e.Name(), cgroupPrefix) {
+					continue
+				}
+				d := filepath.Join(parent, e.Name())
+				fi, err := os.Stat(d)
+				if err != nil || time.Since(fi.ModTime()) < time.Minute {
+					continue
+				}
+				if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err == nil && len(strings.TrimSpace(string(b))) == 0 {
+					_ = unix.Rmdir(d)
+				}
+			}
+		}
+	})
 }
