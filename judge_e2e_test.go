@@ -38,8 +38,9 @@ func judgeRunners(t *testing.T) []judgeRunner {
 	}
 }
 
-// judgeEnv is a workspace holding testdata/judge/DIR/ws.
-func judgeEnv(t *testing.T, rn judgeRunner) *env {
+// judgeEnv is a workspace holding testdata/judge/DIR/ws, and the flags
+// its runs need.
+func judgeEnv(t *testing.T, rn judgeRunner) (*env, []string) {
 	if rn.needs != "" {
 		if _, err := exec.LookPath(rn.needs); err != nil {
 			t.Skipf("%s not installed", rn.needs)
@@ -61,6 +62,7 @@ func judgeEnv(t *testing.T, rn judgeRunner) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var flags []string
 	if rn.js {
 		mods, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
 		if _, err := os.Stat(filepath.Join(mods, "vitest")); err != nil {
@@ -69,8 +71,13 @@ func judgeEnv(t *testing.T, rn judgeRunner) *env {
 		if err := os.Symlink(mods, filepath.Join(e.ws, "node_modules")); err != nil {
 			t.Fatal(err)
 		}
+		// The unprivileged CI pass keeps the fixture under /tmp, which a
+		// sandbox sees as a fresh tmpfs unless --tmp shared.
+		if strings.HasPrefix(mods, os.TempDir()+"/") {
+			flags = append(flags, "--tmp", "shared")
+		}
 	}
-	return e
+	return e, flags
 }
 
 func judgeSpec(t *testing.T, rn judgeRunner, name string) string {
@@ -94,8 +101,8 @@ func TestE2EJudgeCrossExamination(t *testing.T) {
 	parallel(t)
 	for _, rn := range judgeRunners(t) {
 		t.Run(rn.dir, func(t *testing.T) {
-			e := judgeEnv(t, rn)
-			args := append([]string{"--headless", "--json", "-C", e.ws, judgeSpec(t, rn, "spec.json"), "--"}, rn.command...)
+			e, flags := judgeEnv(t, rn)
+			args := append(append(flags, "--headless", "--json", "-C", e.ws, judgeSpec(t, rn, "spec.json"), "--"), rn.command...)
 			out, stderr, code := e.shadow(args...)
 			rep := e.report(out)
 			m := byName(rep)
@@ -143,8 +150,8 @@ func TestE2EJudgeFixesWithTestsWin(t *testing.T) {
 	parallel(t)
 	for _, rn := range judgeRunners(t) {
 		t.Run(rn.dir, func(t *testing.T) {
-			e := judgeEnv(t, rn)
-			args := append([]string{"--headless", "--json", "--baseline", "-C", e.ws, judgeSpec(t, rn, "spec-tests-only.json"), "--"}, rn.command...)
+			e, flags := judgeEnv(t, rn)
+			args := append(append(flags, "--headless", "--json", "--baseline", "-C", e.ws, judgeSpec(t, rn, "spec-tests-only.json"), "--"), rn.command...)
 			out, stderr, code := e.shadow(args...)
 			rep := e.report(out)
 			if code != 0 || rep.Winner == nil {
@@ -159,7 +166,7 @@ func TestE2EJudgeFixesWithTestsWin(t *testing.T) {
 // decided.
 func TestE2EJudgeApplyWritesCode(t *testing.T) {
 	rn := judgeRunners(t)[0]
-	e := judgeEnv(t, rn)
+	e, _ := judgeEnv(t, rn)
 	args := append([]string{"--headless", "--apply", "-C", e.ws, judgeSpec(t, rn, "spec.json"), "--"}, rn.command...)
 	out, stderr, code := e.shadow(args...)
 	if code != 0 || !strings.Contains(out, "winner: fix_newfile") {
