@@ -236,7 +236,7 @@ func runJob(ctx context.Context, sb engine.Sandbox, kept string, id int, wj *wir
 		mode = string(sb.Mode())
 	}
 	out := &wireOutcome{ExitCode: o.ExitCode, Signal: o.Signal, Collected: o.Collected,
-		Warnings: o.Warnings, Changed: o.Changed, Mode: mode}
+		Warnings: o.Warnings, Changed: o.Changed, Outside: o.Outside, Mode: mode}
 	if keepDir != "" {
 		if fi, err := os.Stat(keepDir); err == nil && fi.IsDir() {
 			out.Kept = keepDir

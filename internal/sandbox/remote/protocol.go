@@ -83,4 +83,8 @@ type wireOutcome struct {
 	Changed   []string          `json:"changed,omitempty"`
 	Mode      string            `json:"mode"`
 	Kept      string            `json:"kept,omitempty"` // where --keep left it on the node
+	// Outside: what the command wrote outside the workspace on the node
+	// (its overlay's $HOME and --writable uppers), which the local engine
+	// classifies as a local run's (engine/outside.go).
+	Outside []engine.OutsideWrite `json:"outside,omitempty"`
 }

@@ -742,7 +742,7 @@ func (s *Sandbox) runOn(ctx context.Context, n *node, job engine.Job) (engine.Ou
 	case m != nil && m.Outcome != nil:
 		r := m.Outcome
 		o := engine.Outcome{ExitCode: r.ExitCode, Signal: r.Signal, Collected: r.Collected,
-			Warnings: r.Warnings, Changed: r.Changed, Node: n.name, Mode: r.Mode}
+			Warnings: r.Warnings, Changed: r.Changed, Outside: r.Outside, Node: n.name, Mode: r.Mode}
 		if r.Kept != "" {
 			o.Warnings = append(o.Warnings, fmt.Sprintf("--keep: what the command wrote is kept on node %s, at %s:%s", n.name, n.name, r.Kept))
 			s.mu.Lock()
