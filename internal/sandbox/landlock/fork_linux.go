@@ -1,99 +1,55 @@
 package landlock
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
-	"strings"
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
-
-	"github.com/shadow-dev/shadow/internal/sandbox/entry"
 )
 
-// stageArg0 is argv[0] of the re-executed stage; stageEnv carries its
-// configuration, removed before the command's exec.
-const (
-	stageArg0 = "shadow-seal"
-	stageEnv  = "SHADOW_SEAL"
-)
+// ErrUnsealed wraps why ForkExecSealed could not seal (not Required):
+// the caller then starts the command unsealed, saying why.
+type ErrUnsealed struct{ Why error }
 
-// Stage is what the stage gets: the policy and the command (Path
-// resolved by the helper, Argv as the command sees it).
-type stage struct {
-	Policy Policy   `json:"policy"`
-	Path   string   `json:"path"`
-	Argv   []string `json:"argv"`
-}
+func (e *ErrUnsealed) Error() string { return "Landlock could not seal the command: " + e.Why.Error() }
 
-// StageExitSealFailed is the stage's exit status when a required seal
-// could not be applied: the command never ran.
-const StageExitSealFailed = 125
-
-// Supported says whether a stage can be used here.
-func Supported() bool { return true }
-
-// Stage returns the argv, path and environment with which the process
-// helper starts path (argv) sealed by p: this binary (self, e.g.
-// /proc/self/exe) re-executed as the stage, which applies p and execs
-// path in place of itself, same pid.
-func Stage(self string, p Policy, path string, argv, env []string) (string, []string, []string, error) {
-	b, err := json.Marshal(stage{Policy: p, Path: path, Argv: argv})
-	if err != nil {
-		return "", nil, nil, err
+// ForkExecSealed starts path (argv) as syscall.ForkExec does, sealed by
+// p: from a thread of its own that applies p to itself (no_new_privs,
+// landlock_restrict_self act on the calling thread; landlock(7)) and
+// forks, so the command inherits the domain, and that thread then ends
+// (a goroutine that exits locked takes its thread with it, and the Go
+// runtime never clones a new thread from a locked one). No thread of the
+// caller stays in the command's domain: the command can neither signal
+// nor ptrace the process helper, only its own domain. Since the forking
+// thread ends at once, attr must not ask for Pdeathsig (it would fire).
+// Without Landlock, or when p cannot be applied, it returns
+// *ErrUnsealed unless p.Required, then the error itself; nothing started.
+func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr) (pid, abi int, err error) {
+	type result struct {
+		pid, abi int
+		err      error
 	}
-	return self, []string{stageArg0}, append(append([]string{}, env...), stageEnv+"="+string(b)), nil
-}
-
-// point is the stage in the table of hidden entry points; Early: it
-// takes the process over from this package's init, before any package it
-// never uses is initialised, so each sealed command start pays only the
-// Go runtime's start and this package's (see internal/sandbox/entry).
-var point = entry.Point{Name: "the Landlock stage (copy and in-place modes)", Arg0: stageArg0, Early: true, Main: stageMain}
-
-func init() { entry.Register(point) }
-
-// MaybeStage applies the policy and execs the command if this process
-// was started as the stage; otherwise it returns at once.
-func MaybeStage() { entry.Maybe(point) }
-
-// stageMain applies the policy and execs the command in place of this
-// process; it returns only when it could not.
-func stageMain() int {
-	var st stage
-	raw := os.Getenv(stageEnv)
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, stageEnv+"=") {
-			env = append(env, kv)
+	ch := make(chan result, 1)
+	go func() {
+		// Never unlocked: the restricted thread must not run anything
+		// else, and ends with this goroutine.
+		runtime.LockOSThread()
+		abi, err := p.restrictThread()
+		if err != nil {
+			if !p.Required {
+				err = &ErrUnsealed{Why: err}
+			}
+			ch <- result{err: err}
+			return
 		}
-	}
-	if err := json.Unmarshal([]byte(raw), &st); err != nil || st.Path == "" || len(st.Argv) == 0 {
-		fmt.Fprintln(os.Stderr, "[shadow sandbox] unreadable seal configuration")
-		return StageExitSealFailed
-	}
-	// landlock_restrict_self and no_new_privs act on the calling thread
-	// (landlock(7)); the exec from the same thread makes its credentials
-	// the new program's (go-landlock's NewRulesetFD, example 1). Never
-	// unlocked.
-	runtime.LockOSThread()
-	if _, err := st.Policy.restrictThread(); err != nil {
-		if st.Policy.Required {
-			fmt.Fprintf(os.Stderr, "[shadow sandbox] --require-seal: Landlock could not seal the command: %v\n", err)
-			return StageExitSealFailed
-		}
-		fmt.Fprintf(os.Stderr, "[shadow sandbox] Landlock could not seal the command (%v): it runs unsealed, guarded against accidents only\n", err)
-	}
-	err := syscall.Exec(st.Path, st.Argv, env)
-	fmt.Fprintf(os.Stderr, "[shadow sandbox] start %s: %v\n", st.Argv[0], err)
-	if err == syscall.ENOENT {
-		return 127
-	}
-	return 126
+		pid, err := syscall.ForkExec(path, argv, attr)
+		ch <- result{pid: pid, abi: abi, err: err}
+	}()
+	r := <-ch
+	return r.pid, r.abi, r.err
 }
 
 // restrictThread applies p to the calling thread, which the caller has

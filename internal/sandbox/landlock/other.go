@@ -2,19 +2,23 @@
 
 package landlock
 
+import (
+	"errors"
+	"syscall"
+)
+
 // Landlock is Linux's: elsewhere there is no seal, and copy and in-place
 // modes guard against accidents only.
-
-// StageExitSealFailed is the stage's exit status when a required seal
-// could not be applied.
-const StageExitSealFailed = 125
 
 func Status() (abi int, why string) { return 0, "Landlock is a Linux security module" }
 
 func Supported() bool { return false }
 
-func MaybeStage() {}
+// ErrUnsealed: see the Linux file.
+type ErrUnsealed struct{ Why error }
 
-func Stage(self string, p Policy, path string, argv, env []string) (string, []string, []string, error) {
-	return path, argv, env, nil
+func (e *ErrUnsealed) Error() string { return "Landlock could not seal the command: " + e.Why.Error() }
+
+func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr) (int, int, error) {
+	return 0, 0, &ErrUnsealed{Why: errors.New("Landlock is a Linux security module")}
 }

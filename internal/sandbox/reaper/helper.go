@@ -4,6 +4,7 @@ package reaper
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/signal"
 	"runtime"
@@ -16,7 +17,6 @@ import (
 	"github.com/shadow-dev/shadow/internal/quietterm"
 	"github.com/shadow-dev/shadow/internal/sandbox/entry"
 	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
-	"github.com/shadow-dev/shadow/internal/sandbox/reexec"
 )
 
 // helperArg0 is argv[0] of the re-executed binary; MaybeHelper dispatches
@@ -146,36 +146,39 @@ func runHelper() int {
 		report(Status{Stage: "start command", Error: err.Error()})
 		return 125
 	}
-	// The seal is applied by a stage between this fork and the command's
-	// exec (package landlock): the helper stays outside the command's
-	// Landlock domain, so the command can neither signal nor ptrace it.
-	path, argv, env := argv0, cfg.Argv, os.Environ()
-	var seal Status
-	if cfg.Seal != nil {
-		abi, why := landlock.Status()
-		switch {
-		case abi > 0:
-			self, err := reexec.Self()
-			if err == nil {
-				path, argv, env, err = landlock.Stage(self, *cfg.Seal, argv0, cfg.Argv, env)
-			}
-			if err != nil {
-				report(Status{Stage: "seal", Error: err.Error()})
-				return 125
-			}
-			seal.Seal = landlock.Seal(abi)
-		case cfg.Seal.Required:
-			report(Status{Stage: "seal", Error: "--require-seal: no Landlock here: " + why})
-			return 125
-		default:
-			seal.SealWhy = why
-		}
-	}
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Dir: cfg.Dir, Env: env,
+	// The seal: a thread of the helper restricts itself, forks the
+	// command and ends (landlock.ForkExecSealed), so the helper keeps no
+	// thread in the command's domain and the command can neither signal
+	// nor ptrace it. That thread's end would fire the command's
+	// PR_SET_PDEATHSIG, so a sealed command has none: shadow's death still
+	// reaches the helper (its own PDEATHSIG), which ends the tree.
+	attr := &syscall.ProcAttr{
+		Dir: cfg.Dir, Env: os.Environ(),
 		Files: []uintptr{devnull.Fd(), os.Stdout.Fd(), os.Stderr.Fd()},
 		Sys:   commandAttr(),
-	})
+	}
+	var seal Status
+	var pid int
+	if cfg.Seal != nil {
+		sealedAttr := *attr
+		sealedAttr.Sys = sealedCommandAttr()
+		var abi int
+		pid, abi, err = landlock.ForkExecSealed(*cfg.Seal, argv0, cfg.Argv, &sealedAttr)
+		var unsealed *landlock.ErrUnsealed
+		switch {
+		case errors.As(err, &unsealed):
+			seal.SealWhy = unsealed.Why.Error()
+			pid, err = syscall.ForkExec(argv0, cfg.Argv, attr)
+		case err != nil && pid == 0 && cfg.Seal.Required && abi == 0:
+			devnull.Close()
+			report(Status{Stage: "seal", Error: "--require-seal: " + err.Error()})
+			return 125
+		case err == nil:
+			seal.Seal = landlock.Seal(abi)
+		}
+	} else {
+		pid, err = syscall.ForkExec(argv0, cfg.Argv, attr)
+	}
 	devnull.Close()
 	if err != nil {
 		// The error may be false (an errno read from a pipe something

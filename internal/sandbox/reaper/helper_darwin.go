@@ -20,6 +20,8 @@ func notDumpable() {}
 
 func commandAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
+func sealedCommandAttr() *syscall.SysProcAttr { return commandAttr() }
+
 // watchParent polls for shadow's death: macOS has no PR_SET_PDEATHSIG.
 func watchParent(parent int) <-chan struct{} {
 	if parent == 0 {

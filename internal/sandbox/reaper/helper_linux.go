@@ -33,6 +33,10 @@ func commandAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// sealedCommandAttr is commandAttr without Pdeathsig: a sealed command
+// is forked by a thread that ends at once (landlock.ForkExecSealed).
+func sealedCommandAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
 // watchParent: on Linux PR_SET_PDEATHSIG delivers SIGTERM when shadow
 // dies (set by Sandbox.Run), which the signal loop handles.
 func watchParent(parent int) <-chan struct{} { return nil }
