@@ -204,8 +204,4 @@ func showHypRecord(w io.Writer, store snap.Store, ws string, ri *snap.RunInfo, n
 
 // warnUnverified says, first, that what follows comes from a report that
 // is not the one the run wrote.
-func warnUnverified(w io.Writer, ri *snap.RunInfo) {
-	if ri.Unverified != "" {
-		fmt.Fprintf(w, "WARNING: %s\n\n", ri.Unverified)
-	}
-}
+func warnUnverified(w io.Writer, ri *snap.RunInfo) { records.WriteWarning(w, ri.Unverified) }

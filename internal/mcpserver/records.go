@@ -219,10 +219,14 @@ func (s *Server) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 
 // showRun is a whole run: its report, or what a run without one recorded.
 func showRun(r *snap.RunInfo) *mcp.CallToolResult {
-	if r.Report != nil {
-		return toolResult(modelReport(r.Report, true))
-	}
+	// A report that does not match the run's integrity record is shown
+	// after the warning, as shadow show prints it (records.WriteWarning).
 	var b strings.Builder
+	records.WriteWarning(&b, r.Unverified)
+	if r.Report != nil {
+		text, doc := modelReport(r.Report, true)
+		return toolResult(b.String()+text, doc)
+	}
 	fmt.Fprintf(&b, "run %s is %s: no report", r.ID, r.State)
 	if r.Meta != nil {
 		fmt.Fprintf(&b, " (%s, started %s)", records.Quote(r.Meta.Command), r.Meta.StartedAt.Format(time.RFC3339))

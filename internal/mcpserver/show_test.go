@@ -73,6 +73,9 @@ func TestShowOfATamperedRecordWarnsAsShadowShowDoes(t *testing.T) {
 	if !strings.Contains(text, "+worse") || strings.Contains(text, "+forged") || !strings.Contains(doc.Diff, "+worse") {
 		t.Errorf("shadow_show must show the verified records' diff, not the tampered report's:\n%s", text)
 	}
+	if run := callTool(t, cs, "shadow_show", map[string]any{"ref": "@last"}); run.IsError || !strings.HasPrefix(resultText(run), "WARNING: ") {
+		t.Errorf("shadow_show RUN of a tampered report: no integrity warning first:\n%.400s", resultText(run))
+	}
 	h, err := records.ShowHyp(store, ws, snap.ReadRun(dir), "wrong")
 	if err != nil {
 		t.Fatal(err)

@@ -102,15 +102,23 @@ func RecordDiff(h engine.Hypothesis, orig map[string]engine.FileState) string {
 	return string(b)
 }
 
+// WriteWarning writes, first, that what follows comes from a report that
+// is not the one the run wrote (the run's report does not match its
+// integrity record): every front end says it before a recorded run or
+// hypothesis, in the same words.
+func WriteWarning(w io.Writer, warning string) {
+	if warning != "" {
+		fmt.Fprintf(w, "WARNING: %s\n\n", warning)
+	}
+}
+
 // WriteHyp writes what every front end shows of a recorded hypothesis
 // before its output (each front end then shows the output its own way:
 // the CLI all of it, shadow_show the last lines): the integrity warning
 // first, the result and its verdict, the base, the files, the diff, and
 // what the command wrote when it was kept.
 func WriteHyp(w io.Writer, h *Hyp) {
-	if h.Warning != "" {
-		fmt.Fprintf(w, "WARNING: %s\n\n", h.Warning)
-	}
+	WriteWarning(w, h.Warning)
 	fmt.Fprintf(w, "run %s, hypothesis %s", h.Run, h.Name)
 	if res := h.Result; res != nil {
 		fmt.Fprintf(w, ": %s", res.Status)
