@@ -254,7 +254,9 @@ func TestE2EInplaceTwoInvocationsTakeTurns(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			script := fmt.Sprintf(`echo start %d >> %s; sleep 0.3; test "$(cat v.txt)" = "run %d" || exit 9; echo end %d >> %s`, i, log, i, i, log)
-			out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "inplace", "--json", "-C", e.ws, spec, "--", "sh", "-c", script)
+			// The log is outside the checkout: --writable lets the sealed
+			// command write it (Landlock, issue 26).
+			out, stderr, code, _ := e.runEnv(noUserNS, "--headless", "--mode", "inplace", "--json", "--writable", e.dir, "-C", e.ws, spec, "--", "sh", "-c", script)
 			results[i] = res{out, stderr, code}
 		}()
 		time.Sleep(50 * time.Millisecond)

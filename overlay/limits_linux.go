@@ -66,10 +66,10 @@ func (s *Sandbox) Limit(l Limits) error {
 
 // LimitMechanisms is what the probe found (shadow probe says it).
 type LimitMechanisms struct {
-	Via    string // "cgroup v2", "cgroup v1", "rlimit" or "" (nothing)
-	Pids   bool   // a per-hypothesis process cap is enforced
-	Memory bool   // --memory can be enforced
-	Why    string // what was found, one line
+	Via    string `json:"via"`    // "cgroup v2", "cgroup v1", "rlimit" or "" (nothing)
+	Pids   bool   `json:"pids"`   // a per-hypothesis process cap is enforced
+	Memory bool   `json:"memory"` // --memory can be enforced
+	Why    string `json:"why"`    // what was found, one line
 	v2     string // the delegated cgroup v2 directory we create children in
 	v1pids string // the v1 pids and memory hierarchies' directories of ours
 	v1mem  string

@@ -12,12 +12,15 @@ type Limits struct {
 	Jobs        int
 }
 
+// OOMScoreAdj is what hypotheses run with on Linux.
+const OOMScoreAdj = 500
+
 // LimitMechanisms is what the probe found: nothing, here.
 type LimitMechanisms struct {
-	Via    string
-	Pids   bool
-	Memory bool
-	Why    string
+	Via    string `json:"via"`
+	Pids   bool   `json:"pids"`
+	Memory bool   `json:"memory"`
+	Why    string `json:"why"`
 }
 
 // ProbeLimits says no mechanism exists off Linux.

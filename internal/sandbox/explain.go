@@ -23,6 +23,9 @@ type Explanation struct {
 	CopyErr error  `json:"-"`
 	// Landlock: what seals copy and in-place modes' commands here (seal.go).
 	Landlock LandlockStatus `json:"landlock"`
+	// Limits: how overlay mode caps each hypothesis's processes and memory
+	// here (overlay.ProbeLimits; limits.go).
+	Limits overlay.LimitMechanisms `json:"limits"`
 }
 
 // protectionCopy says what copy mode guards against.
@@ -47,6 +50,7 @@ func explain(d decision) Explanation {
 		e.CopyErr = d.copyErr
 	}
 	sealExplain(&e, d.mode)
+	e.Limits = overlay.ProbeLimits()
 	return e
 }
 
@@ -64,6 +68,7 @@ func (e Explanation) Text() string {
 	b.WriteString(e.Landlock.line())
 	if v.Mode == string(engine.ModeOverlay) {
 		fmt.Fprintf(&b, "upper dirs: %s\n", v.Upper)
+		b.WriteString(limitsLine(e.Limits))
 		if !v.Proc {
 			b.WriteString("note: a fresh /proc could not be mounted; commands see the outer process list\n")
 		}
