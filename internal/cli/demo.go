@@ -38,7 +38,7 @@ func demoCommand(s Streams, version string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return execute(ctx, p, &f, autoUI, s)
+			return execute(ctx, p, &f, demoUI, s)
 		},
 	}
 	f.register(c.Flags())

@@ -22,6 +22,9 @@ type uiChoice int
 const (
 	autoUI uiChoice = iota
 	forceTUI
+	// demoUI: as autoUI, but the screen stays after the run (shadow demo
+	// is a showcase a person asked for, browsed after the run ends).
+	demoUI
 )
 
 func tuiCommand(s Streams, version string) *cobra.Command {
