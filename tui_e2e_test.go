@@ -167,8 +167,10 @@ func TestTUIQuitConfirmCancelsInTmux(t *testing.T) {
 	e.keys("run", "q")
 	e.waitScreen("run", 5*time.Second, "Cancel it and quit? [y/N]")
 	e.keys("run", "y")
-	if rc := e.exitCode("run", 30*time.Second); rc != "1" {
-		t.Errorf("exit code %s after cancelling, want 1 (no winner)", rc)
+	// A run cancelled from the screen is interrupted, as by Ctrl-C or
+	// SIGINT: 130, and no winner (issue 24).
+	if rc := e.exitCode("run", 30*time.Second); rc != "130" {
+		t.Errorf("exit code %s after cancelling, want 130 (interrupted)", rc)
 	}
 }
 
