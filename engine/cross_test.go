@@ -503,3 +503,23 @@ func TestCrossHangingProposalCostsOnlyItself(t *testing.T) {
 		t.Errorf("no cross job timed out")
 	}
 }
+
+// A fix that appends a test and still fails the checkout's own test in
+// that file failed on its code: no note says it needed its test changes.
+// One that deleted the failing test's file did need it.
+func TestJudgedNoteOnlyForTestsItChanged(t *testing.T) {
+	cfg, _, _ := calcConfig(t,
+		hyp("baseline"),
+		hyp("wrong_append", file("calc.txt", "overfit:7\n"), file("tests/test_calc.py", calcTestFile("test_one", "1", "test_seven", "7"))),
+		hyp("delete", Hypothesis{}.Files...),
+	)
+	cfg.Hyps[2].Deletes = []string{"tests/test_calc.py"}
+	rep := Run(context.Background(), cfg)
+	m := byName(rep)
+	if w := m["wrong_append"]; w.Status != StatusFailed || (w.Reason != nil && strings.Contains(*w.Reason, judgedNotePrefix)) {
+		t.Errorf("wrong_append: %s %q", w.Status, str(w.Reason))
+	}
+	if d := m["delete"]; d.Status != StatusFailed || d.Reason == nil || !strings.Contains(*d.Reason, judgedNotePrefix+"fails tests/test_calc.py::test_one") {
+		t.Errorf("delete: %s %q", d.Status, str(d.Reason))
+	}
+}

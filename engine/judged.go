@@ -117,21 +117,34 @@ func existedIn(orig map[string]FileState) func(string) bool {
 }
 
 // neededNote says, for a candidate that failed its judged run, which of its
-// own test changes it needed: the checkout's failing tests that live in
-// test files it changed (by the names the runner printed), or, where it
-// changed the runners' configuration, that. ownPassed names the tests
+// own test changes it needed: the checkout's failing tests that it changed
+// (its proposed tests, by the names the runner printed) or whose file it
+// deleted, or, where it changed the runners' configuration, that. A
+// failing test it did not touch is its code's failure, not a need. ownPassed names the tests
 // that passed when its own judge part was laid over its code (the cross
 // phase's run on it), to say it passes only with its own test changes.
 // "" when nothing ties the failure to its test changes.
-func neededNote(r *Result, split judgeSplit, ownPassed map[string]bool, mods *goModules) string {
+func neededNote(r *Result, split judgeSplit, proposed []proposedTest, ownPassed map[string]bool, mods *goModules) string {
 	if len(split.paths) == 0 || r.Status != StatusFailed {
 		return ""
 	}
 	var tests, files []string
 	seen := map[string]bool{}
+	deleted := set(split.deletes)
+	changed := func(name, p string) bool {
+		if deleted[p] {
+			return nameInFile(name, p, mods)
+		}
+		for _, t := range proposed {
+			if t.path == p && t.matches(name, mods) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, name := range sortedKeys(r.failedTests) {
 		for _, p := range split.paths {
-			if nameInFile(name, p, mods) {
+			if changed(name, p) {
 				tests = append(tests, name)
 				if !seen[p] {
 					seen[p] = true
@@ -227,10 +240,11 @@ func samePath(a, b string) bool {
 
 // judgedNotes adds to the reason of each candidate that failed its judged
 // run which of its own test changes it needed (neededNote).
-func judgedNotes(results []*Result, splits map[string]judgeSplit, cp *crossPhase, workspace string) {
+func judgedNotes(results []*Result, splits map[string]judgeSplit, orig map[string]FileState, cp *crossPhase, workspace string) {
 	mods := newGoModules(workspace)
 	for _, r := range results {
-		note := neededNote(r, splits[r.Name], cp.ownPassed(r.Name), mods)
+		s := splits[r.Name]
+		note := neededNote(r, s, proposedTests(s.files, orig), cp.ownPassed(r.Name), mods)
 		if note == "" {
 			continue
 		}

@@ -178,7 +178,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		cp.finish(results)
 	}
 	if !cfg.AllowTestEdits {
-		judgedNotes(results, splits, cp, cfg.Workspace)
+		judgedNotes(results, splits, orig, cp, cfg.Workspace)
 	}
 
 	Rank(results, cfg.Hyps)
