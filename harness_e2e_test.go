@@ -38,6 +38,13 @@ func runInPTY(t *testing.T, e *env, d time.Duration, extraEnv []string, args ...
 	go func() { waited <- c.Wait() }()
 	select {
 	case err := <-waited:
+		// Drain what the child wrote before it exited: the reader ends
+		// (EIO) once the last slave fd closes; closing the master first
+		// would drop the report's last lines.
+		select {
+		case <-copied:
+		case <-time.After(5 * time.Second):
+		}
 		f.Close()
 		<-copied
 		code := 0
