@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Copy mode's Landlock seal (issue 26), measured side by side in one run:
 #   1. fixed cost per hypothesis in copy mode (command: true, -j 1, the
-#      median of 40 hypotheses from the event stream), the build before the
-#      seal (LANDLOCK_BASE, default 69b81ba) against this one, alternating;
+#      median of 40 hypotheses from the event stream): this build with the
+#      seal turned off (SHADOW_LANDLOCK=off) against it on, alternating, and
+#      the build before the seal (LANDLOCK_BASE, default 69b81ba) for scale;
 #   2. go-cmp's `go test ./...` in copy mode (CPU seconds of the whole run):
 #      unsealed (the build before: the user's own, warm GOCACHE), sealed
 #      with a cold slot cache (first run), sealed with the slot's cache warm
@@ -37,18 +38,19 @@ subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNUL
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.2f" % (r.ru_utime + r.ru_stime))' "$@"; }
 
-echo "== 1. fixed cost per hypothesis, copy mode, command true (-j 1, median of 40)"
+echo "== 1. fixed cost per hypothesis, copy mode, command true (-j 1, median of 40 per round)"
 ws="$tmp/ws"; mkdir -p "$ws"
 for i in $(seq 100); do echo "$i" > "$ws/f$i.txt"; done
 (cd "$ws" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
 python3 -c 'import json; print(json.dumps({"hypotheses": [{"name": "h%d" % i, "edits": [{"path": "f1.txt", "content": "x\n"}]} for i in range(40)]}))' > "$tmp/n40.json"
-: > "$tmp/old.t"; : > "$tmp/new.t"
+: > "$tmp/old.t"; : > "$tmp/off.t"; : > "$tmp/new.t"
 for r in $(seq "$rounds"); do
   XDG_STATE_HOME="$tmp/st-old" "$tmp/old-shadow" --headless --events --no-record --mode copy -j 1 -C "$ws" "$tmp/n40.json" -- true | per_hyp >> "$tmp/old.t"
+  SHADOW_LANDLOCK=off XDG_STATE_HOME="$tmp/st-new" "$tmp/new" --headless --events --no-record --mode copy -j 1 -C "$ws" "$tmp/n40.json" -- true | per_hyp >> "$tmp/off.t"
   XDG_STATE_HOME="$tmp/st-new" "$tmp/new" --headless --events --no-record --mode copy -j 1 -C "$ws" "$tmp/n40.json" -- true | per_hyp >> "$tmp/new.t"
 done
-o=$(median < "$tmp/old.t"); n=$(median < "$tmp/new.t")
-awk -v o="$o" -v n="$n" 'BEGIN{printf "unsealed (%s) %.1f ms   sealed %.1f ms   difference %+.1f ms per hypothesis\n", "'"$base"'", o, n, n-o}'
+o=$(median < "$tmp/old.t"); f=$(median < "$tmp/off.t"); n=$(median < "$tmp/new.t")
+awk -v o="$o" -v f="$f" -v n="$n" 'BEGIN{printf "this build, SHADOW_LANDLOCK=off %.1f ms   sealed %.1f ms   the seal %+.1f ms per hypothesis   (build %s, before the seal and the other batch-3 work: %.1f ms)\n", f, n, n-f, "'"$base"'", o}'
 
 echo "== 2. go-cmp, go test ./... in copy mode, CPU seconds of the whole run"
 dir=$(go mod download -json github.com/google/go-cmp@v0.7.0 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')

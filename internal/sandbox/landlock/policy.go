@@ -26,6 +26,11 @@ type Policy struct {
 	Required bool `json:"required,omitempty"`
 }
 
+// OffEnv=off turns the seal off, as if the kernel had no Landlock (a
+// suite that must write where the seal forbids, and bench/landlock.sh's
+// side-by-side figures); --require-seal then refuses.
+const OffEnv = "SHADOW_LANDLOCK"
+
 // DefaultDevices are the device files any build or test writes to.
 var DefaultDevices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
