@@ -57,6 +57,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 		o.Remote = append(o.Remote, run.ParseRemote(v)...)
 		return nil
 	})
+	fs.StringVar(&o.Shard, "shard", "", "run one slice K/N of the hypotheses (K from 0; \"/N\": K from the environment), the baselines in every slice; `shadow merge` joins the reports")
+	fs.StringVar(&o.ShardIndexEnv, "shard-index-env", "", "with --shard /N: the environment variable holding K (default: JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, ...)")
 	fs.StringVar(&o.RemoteDir, "remote-dir", "", "where the nodes keep the mirror, when not at the workspace's path")
 	fs.StringArrayVar(&f.src.Patches, "patch", nil, "a hypothesis from a unified diff file, named after it; a directory: each *.diff and *.patch in it (repeatable)")
 	fs.StringArrayVar(&f.src.Refs, "ref", nil, "a hypothesis from a branch or commit: its change since the merge base with HEAD (repeatable)")

@@ -52,9 +52,10 @@ type mcpRunArgs struct {
 	UpperSize      string            `json:"upper_size,omitempty" jsonschema:"with upper ram: the cap of each hypothesis's tmpfs, e.g. 512M or 2G (default a quarter of RAM), as --upper-size"`
 	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"neither stack nor feed the workspace's warm layer of build outputs (the git-ignored outputs of an earlier run's no-edit baseline), as --no-warm"`
 
-	AllowSuspicious bool `json:"allow_suspicious,omitempty" jsonschema:"let a candidate whose code the judge-aware scan flagged (sniffing or patching the test runner, exiting 0 at import, an equality that always holds) win"`
-	NoCross         bool `json:"no_cross,omitempty" jsonschema:"do not run the tests candidates add or change (their proposed tests) on each other; by default a passing candidate that fails another's reproduction test ranks below one that fails none"`
-	WithTests       bool `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too; by default only its code is written"`
+	AllowSuspicious bool   `json:"allow_suspicious,omitempty" jsonschema:"let a candidate whose code the judge-aware scan flagged (sniffing or patching the test runner, exiting 0 at import, an equality that always holds) win"`
+	NoCross         bool   `json:"no_cross,omitempty" jsonschema:"do not run the tests candidates add or change (their proposed tests) on each other; by default a passing candidate that fails another's reproduction test ranks below one that fails none"`
+	WithTests       bool   `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too; by default only its code is written"`
+	Shard           string `json:"shard,omitempty" jsonschema:"run one slice K/N of the hypotheses (K counts from 0), the baselines in every slice, as --shard; `shadow merge` joins the slices' reports"`
 }
 
 // mcpSourceArgs are shadow_run's hypotheses from outside the spec, as the
