@@ -55,7 +55,7 @@ type mcpRunArgs struct {
 	AllowSuspicious bool   `json:"allow_suspicious,omitempty" jsonschema:"let a candidate whose code the judge-aware scan flagged (sniffing or patching the test runner, exiting 0 at import, an equality that always holds) win"`
 	NoCross         bool   `json:"no_cross,omitempty" jsonschema:"do not run the tests candidates add or change (their proposed tests) on each other; by default a passing candidate that fails another's reproduction test ranks below one that fails none"`
 	WithTests       bool   `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too; by default only its code is written"`
-	Shard           string `json:"shard,omitempty" jsonschema:"run one slice K/N of the hypotheses (K counts from 0), the baselines in every slice, as --shard; `shadow merge` joins the slices' reports"`
+	Shard           string `json:"shard,omitempty" jsonschema:"run one slice K/N of the hypotheses (K counts from 0), the baselines in every slice, as --shard; shadow merge joins the slices' reports"`
 }
 
 // mcpSourceArgs are shadow_run's hypotheses from outside the spec, as the
