@@ -42,3 +42,12 @@ func HasJournal(stateDir string) bool                       { return false }
 func Recover(stateDir, workspace string) (Recovered, error) { return Recovered{}, nil }
 
 func (r Recovered) Describe() string { return "" }
+
+// SealOptions are the seal's settings; nothing is sealed here.
+type SealOptions struct {
+	Require, Off bool
+	Writable     []string
+}
+
+// Seal returns s: in-place mode is refused on this system anyway.
+func (s *Sandbox) Seal(o SealOptions) *Sandbox { return s }

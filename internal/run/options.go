@@ -110,9 +110,9 @@ type Mode string
 
 const (
 	ModeAuto    Mode = "auto"
-	ModeOverlay = Mode(engine.ModeOverlay)
-	ModeCopy    = Mode(engine.ModeCopy)
-	ModeInplace = Mode(engine.ModeInplace)
+	ModeOverlay      = Mode(engine.ModeOverlay)
+	ModeCopy         = Mode(engine.ModeCopy)
+	ModeInplace      = Mode(engine.ModeInplace)
 )
 
 // ParseMode validates a --mode value; "" is auto.

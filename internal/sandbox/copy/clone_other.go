@@ -16,9 +16,13 @@ import (
 const SiblingDir = ".shadow-copies"
 
 type Options struct {
-	Skip    []string
-	Exclude []string
-	Grace   time.Duration
+	Skip                []string
+	Exclude             []string
+	Grace               time.Duration
+	RequireSeal, NoSeal bool
+	Writable            []string
+	HostPorts           []int
+	CacheDir            string
 }
 
 type Sandbox struct{}
