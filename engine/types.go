@@ -380,7 +380,7 @@ type Report struct {
 	CopyBytes *int64 `json:"copy_bytes"`
 	// Seal: what sealed the commands of a copy or in-place run (the
 	// hypotheses' common seal: "landlock abi 7", or "none: ..." and why);
-	// "mode" stays "copy" or "inplace", so readers comparing it keep working.
+	// "mode" stays ModeCopy or ModeInplace, so readers comparing it keep working.
 	Seal string `json:"seal,omitempty"`
 	// Sync: the mirror sync to each remote node (--remote only).
 	Sync []NodeSync `json:"sync,omitempty"`

@@ -2,6 +2,9 @@ package mcpserver
 
 import (
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/run"
 )
 
 // mcpCommon is the spec's "common" (docs/spec.md): edits, deletes and a
@@ -25,7 +28,7 @@ type mcpRemoteNode struct {
 // inference typed them as strings only).
 func runInputSchema() *jsonschema.Schema {
 	sc := mustSchema[mcpRunArgs](map[string][]any{
-		"mode": {"auto", "overlay", "copy", "inplace"}, "net": {"private", "isolated", "host"},
+		"mode": {string(run.ModeAuto), string(engine.ModeOverlay), string(engine.ModeCopy), string(engine.ModeInplace)}, "net": {"private", "isolated", "host"},
 		"tmp": {"private", "shared"}, "upper": {"disk", "ram"}})
 	if r := sc.Properties["remote"]; r != nil {
 		obj := mustSchema[mcpRemoteNode](nil)
