@@ -391,6 +391,9 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	cfg.canary.settle(r, o)                     // canary_observe.go: its failure alone is a pass
 	setReason(r, &out.tail, cfg.Timeout, now()) // reason.go: why it did not pass, in one line
 	addNetHint(r, cfg.Net, Mode(r.Mode))        // nethint.go: a localhost port taken or refused
+	// The user's view of the output never shows the canary: its test,
+	// planted by shadow, is not one of theirs (the log keeps it all).
+	r.OutputTail = r.canary.without(r.OutputTail)
 	if err == nil {
 		r.judgeChanged = jd.judgePaths(o.Changed, true)
 	}
