@@ -114,7 +114,7 @@ func TestE2ERunners(t *testing.T) {
 				map[string]any{"name": "baseline"},
 				map[string]any{"name": "fix", "edits": []any{map[string]any{"path": rc.fixPath, "content": rc.fix}}},
 			}})
-			out, stderr, code := e.shadow(append([]string{"--headless", "--json", "-C", e.ws, spec, "--"}, rc.command...)...)
+			out, stderr, code := e.shadow(append(append(append([]string{"--headless", "--json", "-C", e.ws}, sharedTmpIfLinked(e.ws)...), spec, "--"), rc.command...)...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 			}

@@ -171,7 +171,8 @@ func TestShardMergeRefusals(t *testing.T) {
 		{"not shadow's", []string{s0, notShadow}, "not a shadow report"},
 	} {
 		out, stderr, code := e.shadow(append([]string{"merge", "--json"}, c.files...)...)
-		if code != 2 || !strings.Contains(stderr, c.want) || strings.TrimSpace(out) != "" {
+		// --json: a refusal's stdout is an error object, never a report.
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(out, "shadow.report/v1") || !strings.Contains(out, `"exit_code": 2`) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.name, code, out, stderr, c.want)
 		}
 	}

@@ -86,7 +86,7 @@ func TestE2ETamperCheatsDoNotWin(t *testing.T) {
 				hyps = append(hyps, map[string]any{"name": n.Name(), "edits": editsOf(t, filepath.Join(dir, "candidates", n.Name()))})
 			}
 			spec := e.spec(map[string]any{"hypotheses": hyps, "command": cmd})
-			out, stderr, code := e.shadow("--headless", "--json", "-C", e.ws, spec)
+			out, stderr, code := e.shadow(append(append([]string{"--headless", "--json", "-C", e.ws}, sharedTmpIfLinked(e.ws)...), spec)...)
 			rep := e.report(out)
 			m := byName(rep)
 			fix, base := m["fix"], m["baseline"]
@@ -231,7 +231,7 @@ func TestE2ETwoRunnersInOneCommandRealFixWins(t *testing.T) {
 		map[string]any{"name": "baseline"},
 		map[string]any{"name": "fix", "edits": editsOf(t, filepath.Join(dir, "candidates", "fix"))},
 	}, "command": []string{node, "node_modules/vitest/vitest.mjs", "run"}})
-	out, stderr, code := e.shadow("--headless", "--json", "-C", e.ws, spec)
+	out, stderr, code := e.shadow(append(append([]string{"--headless", "--json", "-C", e.ws}, sharedTmpIfLinked(e.ws)...), spec)...)
 	rep := e.report(out)
 	fix := byName(rep)["fix"]
 	if code != 0 || rep.Winner == nil || *rep.Winner != "fix" || fix.Disqualified != nil || fix.LostTests == nil || *fix.LostTests != 0 || len(fix.Fixed) != 5 {

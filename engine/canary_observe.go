@@ -162,7 +162,11 @@ func tamperVerdict(results []*Result, base *Result) {
 					// A runner that names no passing test counted the
 					// canary's forged pass: take it off, as a failing
 					// canary's failure is.
-					r.Tests.Passed -= len(missing)
+					// A new Tests value: copies of r sent with hyp_finished
+					// share the old one, and consumers read it concurrently.
+					t := *r.Tests
+					t.Passed -= len(missing)
+					r.Tests = &t
 					obs.uncounted = true
 				}
 				if len(missing) > 0 {

@@ -76,7 +76,9 @@ func TestOverlaySccacheServerIsNotSharedBetweenHypotheses(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: hyp, Output: &out, Env: env, Command: []string{"/bin/sh", "-c", script}})
+			// Tmp shared: the test meets its two hypotheses, and finds as and
+			// sccache's dir, in the host's /tmp (the default is a fresh tmpfs).
+			_, err := sb.Run(context.Background(), engine.Job{Workspace: ws, Hyp: hyp, Output: &out, Env: env, Tmp: "shared", Command: []string{"/bin/sh", "-c", script}})
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()

@@ -30,9 +30,14 @@ func runInputSchema() *jsonschema.Schema {
 	sc := mustSchema[mcpRunArgs](map[string][]any{
 		"mode": {string(run.ModeAuto), string(engine.ModeOverlay), string(engine.ModeCopy), string(engine.ModeInplace)}, "net": {"private", "isolated", "host"},
 		"tmp": {"private", "shared"}, "upper": {"disk", "ram"}})
+	// "remote" entries are typed as {node, jobs} objects: one type per
+	// schema, since some MCP clients refuse anyOf (mcp_e2e_test.go's
+	// portability rule). A bare string naming the node is accepted too,
+	// as the description says.
 	if r := sc.Properties["remote"]; r != nil {
 		obj := mustSchema[mcpRemoteNode](nil)
-		r.Items = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "string", Description: "the node's ssh destination"}, obj}}
+		obj.Description = "a node: {\"node\": ssh destination, \"jobs\": N}; a plain string naming the node is accepted too"
+		r.Items = obj
 	}
 	return sc
 }

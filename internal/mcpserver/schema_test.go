@@ -72,7 +72,7 @@ func TestRunInputSchemaIsCompleteAndStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, doc := range []string{
-		`{"command":["true"],"hypotheses":[{"name":"a"}],"remote":["build1",{"node":"build2","jobs":4}]}`,
+		`{"command":["true"],"hypotheses":[{"name":"a"}],"remote":[{"node":"build1"},{"node":"build2","jobs":4}]}`,
 		`{"command":["true"],"hypotheses":[{"name":"a"}],"common":{"edits":[{"path":"t.py","content":"x"}],"patch":""}}`,
 	} {
 		var v any
