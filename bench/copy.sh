@@ -30,8 +30,7 @@ trap cleanup EXIT
 go build -o "$tmp/shadow" .
 shadow="$tmp/shadow"
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 field() { python3 -c 'import sys, json; r = json.load(sys.stdin); print(r.get(sys.argv[1]) or 0)' "$1"; }
 hypdur() { python3 -c 'import sys, json; r = json.load(sys.stdin); print(max(h["duration_ms"] for h in r["hypotheses"]))'; }
 

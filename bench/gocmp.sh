@@ -27,8 +27,7 @@ cp -r "$src" "$ws" && chmod -R u+w "$ws"
 (cd "$ws" && git init -q . && git add -A >/dev/null && git -c user.email=b@b -c user.name=b commit -qm init)
 cmd=(go test -count=1 ./cmp/...)
 
-now() { date +%s.%N; }
-elapsed() { local s; s=$(now); "$@" >/dev/null 2>&1 || true; awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.4f\n", b-a}'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 # cputime CMD...: user+system seconds of CMD and everything it waited for
 # (the sandbox init reaps the command's processes), steadier than the
 # wall clock on a machine others keep busy.

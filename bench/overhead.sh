@@ -18,9 +18,7 @@ export XDG_STATE_HOME="$tmp/state"
 go build -o "$tmp/shadow" .
 shadow="$tmp/shadow"
 
-now() { date +%s.%N; }
-elapsed() { local s; s=$(now); "$@" >/dev/null 2>&1 || true; awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.4f\n", b-a}'; }
-median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 
 echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json"
 

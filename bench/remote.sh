@@ -58,7 +58,7 @@ CFG
 node n1; node n2; node n3
 export SHADOW_SSH_COMMAND="ssh -F $tmp/keys/config"
 
-now() { date +%s.%N; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 run() { # OUT ARGS...: wall seconds of one shadow run; its JSON report in OUT
   local out=$1; shift
   local s; s=$(now)

@@ -14,9 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
 go build -o "$tmp/shadow" .
 shadow="$tmp/shadow"
-now() { date +%s.%N; }
-elapsed() { local s; s=$(now); "$@" >/dev/null 2>&1 || true; awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.4f\n", b-a}'; }
-median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 
 mkdir -p "$tmp/ws"
 for i in $(seq 100); do echo "$i" > "$tmp/ws/f$i.txt"; done

@@ -23,8 +23,7 @@ if [ -n "${REF:-}" ]; then
   git worktree remove --force "$tmp/ref"
 fi
 
-now() { date +%s.%N; }
-elapsed() { local s; s=$(now); "$@" >/dev/null 2>&1 || true; awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.4f\n", b-a}'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 # cputime CMD...: user+system seconds of CMD and all it waited for.
 cputime() { /usr/bin/time -f '%U %S' -o "$tmp/cpu.t" "$@" >/dev/null 2>&1 || true; awk '{printf "%.4f\n", $1+$2}' "$tmp/cpu.t"; }
 # stats FILE: median, and the spread as the 25th-75th percentile range.

@@ -99,7 +99,7 @@ tui() {
   tmux -L "$sock" kill-session -t "t$n"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 sum() { awk '{ printf "%.2f\n", $1 + $2 }' "$1"; }
 
 "$shadow" --headless --no-record "${args[@]}" >/dev/null 2>&1 || true   # warm up: probe cache, page cache

@@ -23,8 +23,7 @@ trap 'chmod -R u+w "$tmp" "$shm" 2>/dev/null; rm -rf "$tmp" "$shm"' EXIT
 go build -o "$tmp/shadow" .
 shadow="$tmp/shadow"
 
-now() { date +%s.%N; }
-elapsed() { local s; s=$(now); "$@" >/dev/null 2>&1 || true; awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.4f\n", b-a}'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 stats() { sort -g "$1" | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; q1=v[int((NR+3)/4)]; q3=v[int((3*NR+1)/4)]; printf "%.3f %.3f %.3f\n", m, q1, q3}'; }
 
 ws="$tmp/ws"

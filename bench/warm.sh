@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/shadow-warmbench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/shadow" .
 shadow="$tmp/shadow"
-median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 base() { # base REPORT: the baseline's duration_ms and the crates it compiled
   python3 - "$1" <<'PY'
 import json, sys
