@@ -65,26 +65,33 @@ Exit codes as a run's: 0 a winner, 1 none, 2 refused.`,
 				}
 				return err
 			}
-			if asJSON {
-				enc := json.NewEncoder(s.Out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(merged); err != nil {
-					return err
-				}
-			} else {
-				engine.WriteText(s.Out, merged)
-			}
-			switch {
-			case merged.Error != "":
-				return exit(run.ExitEnv)
-			case merged.Winner == nil:
-				return exit(run.ExitNone)
-			}
-			return nil
+			return writeMerged(s, merged, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "one JSON report (shadow.report/v1, merged_from set) on stdout")
 	return c
+}
+
+// writeMerged prints a merged report (JSON or text) and returns the exit
+// a run's report would give: 3 when a shard's run failed, 1 without a
+// winner. `shadow kube collect` ends the same way.
+func writeMerged(s Streams, merged *engine.Report, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(s.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(merged); err != nil {
+			return err
+		}
+	} else {
+		engine.WriteText(s.Out, merged)
+	}
+	switch {
+	case merged.Error != "":
+		return exit(run.ExitEnv)
+	case merged.Winner == nil:
+		return exit(run.ExitNone)
+	}
+	return nil
 }
 
 // readShardReport reads one shard's report: a shadow.report/v1 document
