@@ -69,7 +69,6 @@ try:
 except OSError:
     sys.exit(1)
 EOF
-if [ "$SHADOW_E2E_PATHSOCK_SEALED" = 1 ]; then
 python3 - "$SHADOW_E2E_PATHSOCK" <<'EOF' && b path-socket
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
@@ -78,7 +77,19 @@ try:
 except OSError:
     sys.exit(1)
 EOF
+# the user's real tmux server: typing into its shell
+if [ -n "$SHADOW_E2E_TMUX" ]; then
+  tmux -S "$SHADOW_E2E_TMUX" send-keys -t victim "touch $SHADOW_E2E_TMUX.typed" Enter 2>/dev/null && b tmux
 fi
+# the Docker daemon's socket, where there is one
+[ -S /var/run/docker.sock ] && python3 - <<'EOF' && b docker-sock
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("/var/run/docker.sock")
+except OSError:
+    sys.exit(1)
+EOF
 # shadow's descriptors, ptrace, signals
 python3 - "$shadow" <<'EOF' && b proc-fd
 import os, sys
@@ -158,6 +169,28 @@ func listen(t *testing.T, addr string) *atomic.Int32 {
 	return &n
 }
 
+// startTmux starts a real tmux server on socket path, as the user shadow
+// runs as (tmux refuses clients of another uid), with a session named
+// victim; "" where tmux is missing.
+func startTmux(t *testing.T, e *copyEnv, path string) string {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return ""
+	}
+	c := exec.Command("tmux", "-S", path, "new-session", "-d", "-s", "victim", "sh")
+	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + e.home, "TERM=xterm"}
+	c.SysProcAttr = &syscall.SysProcAttr{Credential: e.cred}
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		k := exec.Command("tmux", "-S", path, "kill-server")
+		k.SysProcAttr = &syscall.SysProcAttr{Credential: e.cred}
+		_ = k.Run()
+	})
+	return path
+}
+
 // fileStates maps each file under dir to its content, for a before/after
 // comparison.
 func fileStates(t *testing.T, dir string) map[string]string {
@@ -205,17 +238,14 @@ func TestE2ELandlockSealsCopyMode(t *testing.T) {
 			pathSock := filepath.Join(sockDir, "tmux-default")
 			pathConns := listen(t, pathSock)
 			_ = os.Chmod(pathSock, 0o777)
-			pathSealed := "0"
-			if landlockABI() >= 9 {
-				pathSealed = "1"
-			}
+			tmuxSock := startTmux(t, e, filepath.Join(sockDir, "tmux-real"))
 			spec := e.spec("hostile.json", map[string]any{
 				"hypotheses": []any{
 					map[string]any{"name": "victim", "edits": []any{map[string]any{"path": "b.txt", "content": "v\n"}}},
 					map[string]any{"name": "hostile", "edits": []any{map[string]any{"path": "h.txt", "content": "h\n"}}},
 				},
 				"env": map[string]string{"SHADOW_E2E_TOP": e.top, "SHADOW_E2E_ABSTRACT": abstract,
-					"SHADOW_E2E_PATHSOCK": pathSock, "SHADOW_E2E_PATHSOCK_SEALED": pathSealed},
+					"SHADOW_E2E_PATHSOCK": pathSock, "SHADOW_E2E_TMUX": tmuxSock},
 			})
 			out, stderr, code := e.run("--headless", "--json", "--mode", "copy", "-j", "2", spec, "--", "sh", "-c",
 				"if [ -e h.txt ]; then\n"+hostileRoutes+"\nelse sleep 3; test ! -e sibling-pwned; fi")
@@ -259,8 +289,11 @@ func TestE2ELandlockSealsCopyMode(t *testing.T) {
 			if n := absConns.Load(); n != 0 {
 				t.Errorf("the abstract socket's server got %d connection(s)", n)
 			}
-			if n := pathConns.Load(); n != 0 && pathSealed == "1" {
+			if n := pathConns.Load(); n != 0 {
 				t.Errorf("the pathname socket's server got %d connection(s)", n)
+			}
+			if _, err := os.Stat(tmuxSock + ".typed"); tmuxSock != "" && err == nil {
+				t.Error("the hypothesis typed into the user's tmux")
 			}
 			e.noCopies()
 		})

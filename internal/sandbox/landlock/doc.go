@@ -20,4 +20,11 @@
 // re-executed stage (go-landlock's NewRulesetFD example) cost one more
 // start of the shadow binary per hypothesis, 150-250 ms on this loaded
 // 2-core machine (bench/landlock.sh), against the 2 ms budget.
+//
+// Pathname unix sockets (tmux, docker.sock, D-Bus, ssh-agent) are
+// Landlock's from ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX); below it the
+// socket guard closes them: a seccomp filter sends the command's
+// connect, sendmsg, sendmmsg and addressed sendto to the helper, which
+// performs each on the command's socket after checking its own copy of
+// the address (sockfilter_linux.go, sockguard_linux.go).
 package landlock

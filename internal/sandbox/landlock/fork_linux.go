@@ -1,6 +1,7 @@
 package landlock
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"syscall"
@@ -16,6 +17,22 @@ type ErrUnsealed struct{ Why error }
 
 func (e *ErrUnsealed) Error() string { return "Landlock could not seal the command: " + e.Why.Error() }
 
+// Sealed says what sealed a command ForkExecSealed started.
+type Sealed struct {
+	ABI int // the Landlock ABI enforced
+	// Open names a route left open that this ABI would close with the
+	// socket guard, and why the guard is missing ("" when none is).
+	Open string
+}
+
+// String is the report's seal: "landlock abi 7", and what stayed open.
+func (s Sealed) String() string {
+	if s.Open == "" {
+		return Seal(s.ABI)
+	}
+	return Seal(s.ABI) + " (" + s.Open + ")"
+}
+
 // ForkExecSealed starts path (argv) as syscall.ForkExec does, sealed by
 // p: from a thread of its own that applies p to itself (no_new_privs,
 // landlock_restrict_self act on the calling thread; landlock(7)) and
@@ -25,12 +42,18 @@ func (e *ErrUnsealed) Error() string { return "Landlock could not seal the comma
 // caller stays in the command's domain: the command can neither signal
 // nor ptrace the process helper, only its own domain. Since the forking
 // thread ends at once, attr must not ask for Pdeathsig (it would fire).
+// Below ABI 9 the same thread also takes the socket guard's seccomp
+// filter, and the guard then answers the command's socket calls from a
+// goroutine of the caller until the command's last process is gone
+// (sockguard_linux.go).
 // Without Landlock, or when p cannot be applied, it returns
 // *ErrUnsealed unless p.Required, then the error itself; nothing started.
-func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr) (pid, abi int, err error) {
+func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr) (pid int, sealed Sealed, err error) {
 	type result struct {
-		pid, abi int
-		err      error
+		pid    int
+		sealed Sealed
+		guard  int
+		err    error
 	}
 	ch := make(chan result, 1)
 	go func() {
@@ -42,15 +65,41 @@ func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr
 			if !p.Required {
 				err = &ErrUnsealed{Why: err}
 			}
-			ch <- result{err: err}
+			ch <- result{err: err, guard: -1}
 			return
 		}
-		pid, err := syscall.ForkExec(path, argv, attr)
-		ch <- result{pid: pid, abi: abi, err: err}
+		r := result{sealed: Sealed{ABI: abi}, guard: -1}
+		if abi < resolveUnixABI {
+			fd, err := installSockFilter()
+			switch {
+			case errors.Is(err, unix.EBUSY):
+				// Shadow inside a sealed command: the outer guard, whose
+				// filter this thread carries, answers.
+			case err != nil:
+				r.sealed.Open = "pathname unix sockets reachable: " + err.Error()
+			default:
+				r.guard = fd
+			}
+		}
+		r.pid, r.err = syscall.ForkExec(path, argv, attr)
+		ch <- r
 	}()
 	r := <-ch
-	return r.pid, r.abi, r.err
+	if r.guard >= 0 {
+		if r.err != nil {
+			unix.Close(r.guard)
+		} else {
+			go newSockGuard(r.guard, p).serve()
+		}
+	}
+	return r.pid, r.sealed, r.err
 }
+
+// resolveUnixABI is the Landlock ABI whose filesystem rules cover
+// connect(2) and sendmsg(2) to pathname unix sockets
+// (LANDLOCK_ACCESS_FS_RESOLVE_UNIX): from it on, the Write rule grants
+// it and the kernel refuses the rest, with no socket guard.
+const resolveUnixABI = 9
 
 // restrictThread applies p to the calling thread, which the caller has
 // locked: no_new_privs first (landlock_restrict_self requires it without
@@ -72,7 +121,8 @@ func (p Policy) restrictThread() (int, error) {
 		ll.RODirs("/"),
 		// Refer: renames and links between directories (a build moving
 		// a temp file into place) are refused without it (EXDEV).
-		ll.RWDirs(p.Write...).WithRefer(),
+		// Resolve-unix (ABI 9): the sockets the command binds there.
+		ll.RWDirs(p.Write...).WithRefer().WithResolveUnix(),
 		ll.RWFiles(p.Devices...).IgnoreIfMissing(),
 	}
 	for _, port := range p.Ports {

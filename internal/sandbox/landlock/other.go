@@ -19,6 +19,14 @@ type ErrUnsealed struct{ Why error }
 
 func (e *ErrUnsealed) Error() string { return "Landlock could not seal the command: " + e.Why.Error() }
 
-func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr) (int, int, error) {
-	return 0, 0, &ErrUnsealed{Why: errors.New("Landlock is a Linux security module")}
+// Sealed: see the Linux file.
+type Sealed struct {
+	ABI  int
+	Open string
+}
+
+func (s Sealed) String() string { return Seal(s.ABI) }
+
+func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr) (int, Sealed, error) {
+	return 0, Sealed{}, &ErrUnsealed{Why: errors.New("Landlock is a Linux security module")}
 }

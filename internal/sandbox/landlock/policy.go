@@ -56,8 +56,8 @@ func What(abi int, net bool) string {
 	if net && abi >= 4 {
 		parts = append(parts, "no TCP but allowed ports")
 	}
-	if abi >= 9 {
-		parts = append(parts, "no pathname unix sockets outside")
-	}
+	// Pathname unix sockets: Landlock's own rule from ABI 9, the socket
+	// guard (seccomp user notification) below it.
+	parts = append(parts, "no unix sockets outside its own places")
 	return strings.Join(parts, ", ")
 }

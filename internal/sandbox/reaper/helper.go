@@ -162,19 +162,19 @@ func runHelper() int {
 	if cfg.Seal != nil {
 		sealedAttr := *attr
 		sealedAttr.Sys = sealedCommandAttr()
-		var abi int
-		pid, abi, err = landlock.ForkExecSealed(*cfg.Seal, argv0, cfg.Argv, &sealedAttr)
+		var sealed landlock.Sealed
+		pid, sealed, err = landlock.ForkExecSealed(*cfg.Seal, argv0, cfg.Argv, &sealedAttr)
 		var unsealed *landlock.ErrUnsealed
 		switch {
 		case errors.As(err, &unsealed):
 			seal.SealWhy = unsealed.Why.Error()
 			pid, err = syscall.ForkExec(argv0, cfg.Argv, attr)
-		case err != nil && pid == 0 && cfg.Seal.Required && abi == 0:
+		case err != nil && pid == 0 && cfg.Seal.Required && sealed.ABI == 0:
 			devnull.Close()
 			report(Status{Stage: "seal", Error: "--require-seal: " + err.Error()})
 			return 125
 		case err == nil:
-			seal.Seal = landlock.Seal(abi)
+			seal.Seal = sealed.String()
 		}
 	} else {
 		pid, err = syscall.ForkExec(argv0, cfg.Argv, attr)

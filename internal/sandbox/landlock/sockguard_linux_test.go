@@ -1,0 +1,293 @@
+package landlock
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The socket guard (sockguard_linux.go) seen from a hostile command: the
+// pathname sockets, abstract sockets and datagram addresses outside its
+// Write directories are refused, its own keep working.
+
+// childEnv makes the test binary, started sealed, run a hostile child
+// (raceChild) instead of the tests.
+const childEnv = "SHADOW_SOCKGUARD_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "race" {
+		os.Exit(raceChild(os.Args[1], os.Args[2]))
+	}
+	os.Exit(m.Run())
+}
+
+// serve listens on addr (network "unix", "unixgram", or "unix" with a
+// leading '@' for an abstract name) outside any sandbox and counts what
+// reaches it.
+func serve(t *testing.T, network, addr string) *atomic.Int32 {
+	t.Helper()
+	var n atomic.Int32
+	if network == "unixgram" {
+		c, err := net.ListenPacket(network, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		go func() {
+			b := make([]byte, 64)
+			for {
+				if _, _, err := c.ReadFrom(b); err != nil {
+					return
+				}
+				n.Add(1)
+			}
+		}()
+		return &n
+	}
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			c.Close()
+		}
+	}()
+	return &n
+}
+
+func needGuard(t *testing.T) int {
+	t.Helper()
+	abi, why := Status()
+	if abi == 0 {
+		t.Skip("no Landlock here: " + why)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	return abi
+}
+
+// sockRoutes is the sealed command: each route prints FAIL:<name> when
+// it does not behave as a sealed command's should.
+const sockRoutes = `
+import errno, multiprocessing, os, socket, sys
+w, o, abstract = sys.argv[1], sys.argv[2], sys.argv[3]
+fails = []
+def expect(name, fn, ok):
+    try:
+        fn()
+        got = True
+    except OSError as e:
+        got = False
+        if not ok and e.errno not in (errno.EACCES, errno.EPERM):
+            fails.append(name + ":errno=" + str(e.errno))
+            return
+    if got != ok:
+        fails.append(name)
+def stream(addr):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(addr)
+    s.close()
+d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+# outside: a server's socket, through a symlink in the copy, datagrams
+expect("outside-stream", lambda: stream(o + "/s.sock"), False)
+os.symlink(o + "/s.sock", w + "/link.sock")
+expect("outside-symlink", lambda: stream(w + "/link.sock"), False)
+expect("outside-dgram-sendto", lambda: d.sendto(b"x", o + "/d.sock"), False)
+expect("outside-dgram-sendmsg", lambda: d.sendmsg([b"x"], [], 0, o + "/d.sock"), False)
+expect("outside-abstract", lambda: stream("\0" + abstract), False)
+# its own: a stream server, by absolute and relative path, a datagram
+# one, an abstract one, a socketpair passing a descriptor
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(w + "/own.sock")
+srv.listen(8)
+expect("own-stream", lambda: stream(w + "/own.sock"), True)
+os.chdir(w)
+expect("own-relative", lambda: stream("own.sock"), True)
+ds = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+ds.bind(w + "/own-d.sock")
+expect("own-dgram", lambda: d.sendto(b"hi", w + "/own-d.sock"), True)
+expect("own-dgram-sendmsg", lambda: d.sendmsg([b"h", b"o"], [], 0, w + "/own-d.sock"), True)
+if ds.recv(8) != b"hi" or ds.recv(8) != b"ho":
+    fails.append("own-dgram-data")
+asrv = socket.socket(socket.AF_UNIX)
+asrv.bind("\0own-" + abstract)
+asrv.listen(8)
+expect("own-abstract", lambda: stream("\0own-" + abstract), True)
+a, b = socket.socketpair()
+r, wr = os.pipe()
+socket.send_fds(a, [b"m"], [wr])
+msg, fds, _, _ = socket.recv_fds(b, 8, 1)
+os.write(fds[0], b"z")
+if os.read(r, 1) != b"z":
+    fails.append("scm-rights")
+# Python's multiprocessing manager: a socket in TMPDIR
+with multiprocessing.Manager() as m:
+    dd = m.dict()
+    dd["k"] = 1
+    if dd["k"] != 1:
+        fails.append("manager")
+for f in fails:
+    print("FAIL:" + f)
+sys.exit(1 if fails else 0)
+`
+
+// TestSockGuard: a sealed command cannot reach a pathname socket, an
+// abstract socket or a datagram address outside its Write directories
+// (a tmux, Docker or D-Bus server's), directly or through a symlink it
+// makes; its own sockets (stream, datagram, abstract, socketpair with
+// SCM_RIGHTS, Python's multiprocessing manager in TMPDIR) keep working.
+func TestSockGuard(t *testing.T) {
+	needGuard(t)
+	top := t.TempDir()
+	w, o := filepath.Join(top, "w"), filepath.Join(top, "o")
+	for _, d := range []string{w, o} {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abstract := "shadow-sockguard-" + filepath.Base(top)
+	outside := []*atomic.Int32{
+		serve(t, "unix", filepath.Join(o, "s.sock")),
+		serve(t, "unixgram", filepath.Join(o, "d.sock")),
+		serve(t, "unix", "@"+abstract),
+	}
+	script := filepath.Join(top, "routes.py")
+	if err := os.WriteFile(script, []byte(sockRoutes), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Write: []string{w}, Devices: DefaultDevices}
+	env := append(os.Environ(), "TMPDIR="+w)
+	pid, sealed, err := ForkExecSealed(p, "/usr/bin/env", []string{"env", "python3", script, w, o, abstract},
+		&syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ws.ExitStatus() != 0 {
+		t.Errorf("exit %d: a route behaved wrongly (FAIL lines above); sealed %q", ws.ExitStatus(), sealed)
+	}
+	for i, n := range outside {
+		if n.Load() != 0 {
+			t.Errorf("outside server %d was reached %d time(s)", i, n.Load())
+		}
+	}
+}
+
+// TestSockGuardRace: the check is made on the helper's copy of the
+// address. A hostile command flips the path between its own socket and
+// an outside one from a second thread while it connects, thousands of
+// times (the race seccomp_unotify(2) warns of for CONTINUE): the outside
+// server is never reached, and the command's own connects go through.
+func TestSockGuardRace(t *testing.T) {
+	needGuard(t)
+	top := t.TempDir()
+	w, o := filepath.Join(top, "w"), filepath.Join(top, "o")
+	for _, d := range []string{w, o} {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Same length, so only the bytes change.
+	own, evil := filepath.Join(w, "a.sock"), filepath.Join(o, "a.sock")
+	ownN := serve(t, "unix", own)
+	evilN := serve(t, "unix", evil)
+	exe, _ := os.Executable()
+	pid, _, err := ForkExecSealed(Policy{Write: []string{w}, Devices: DefaultDevices}, exe, []string{exe, own, evil},
+		&syscall.ProcAttr{Env: append(os.Environ(), childEnv+"=race"), Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if evilN.Load() != 0 {
+		t.Errorf("the outside server was reached %d time(s) (own %d)", evilN.Load(), ownN.Load())
+	}
+	if ownN.Load() == 0 || ws.ExitStatus() != 0 {
+		t.Errorf("the command's own socket: %d connects, exit %d", ownN.Load(), ws.ExitStatus())
+	}
+}
+
+// raceChild is the hostile command of TestSockGuardRace.
+func raceChild(own, evil string) int {
+	var sa unix.RawSockaddrUnix
+	sa.Family = unix.AF_UNIX
+	set := func(p string) {
+		for i := range len(p) {
+			sa.Path[i] = int8(p[i])
+		}
+	}
+	set(own)
+	var stop atomic.Bool
+	go func() {
+		for !stop.Load() {
+			set(evil)
+			set(own)
+		}
+	}()
+	ok := 0
+	for range 3000 {
+		s, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return 2
+		}
+		_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(s), uintptr(unsafe.Pointer(&sa)), unsafe.Sizeof(sa))
+		if e == 0 {
+			ok++
+		}
+		unix.Close(s)
+	}
+	stop.Store(true)
+	if ok == 0 {
+		return 1
+	}
+	return 0
+}
+
+// TestSockGuardNoRing: io_uring, whose connect and sendmsg never pass
+// through seccomp, is refused to a sealed command (ENOSYS).
+func TestSockGuardNoRing(t *testing.T) {
+	needGuard(t)
+	code := run(t, Policy{Write: []string{t.TempDir()}, Devices: DefaultDevices}, "/usr/bin/env", "python3", "-c", `
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+fd = libc.syscall(425, 4, params)
+sys.exit(0 if fd < 0 and ctypes.get_errno() == 38 else 1)
+`)
+	if code != 0 {
+		t.Errorf("io_uring_setup: exit %d, want refused with ENOSYS", code)
+	}
+}
+
+// TestSockFilterAssembles: every jump of the filter lands (the
+// assembler refuses a bad one) on every architecture this builds for.
+func TestSockFilterAssembles(t *testing.T) {
+	prog, err := sockFilter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prog) < 10 || !strings.Contains(Sealed{ABI: 7}.String(), "landlock abi 7") {
+		t.Errorf("filter of %d instructions", len(prog))
+	}
+}
