@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -21,29 +22,25 @@ func TestDocsNameEveryCommandAndFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	var walk func(c *cobra.Command, path string)
-	walk = func(c *cobra.Command, path string) {
-		if c.Hidden || c.Name() == "help" {
-			return
+	cli.Walk(cli.NewRoot(cli.Streams{}, "test"), func(path string, c *cobra.Command) {
+		for p := c; p != nil; p = p.Parent() {
+			if p.Hidden {
+				return // internal entry points and what is under them
+			}
+		}
+		if c.Name() == "help" || strings.HasPrefix(path, "shadow completion ") {
+			return // cobra's: help, and the shells (bash, zsh, fish, powershell)
 		}
 		if path != "shadow" && path != "shadow completion" && !regexp.MustCompile(regexp.QuoteMeta(path)+`\b`).MatchString(doc) {
 			t.Errorf("docs/cli.md does not name the command %q", path)
 		}
-		check := func(f *pflag.Flag) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
 			if f.Hidden || f.Name == "help" {
 				return
 			}
 			if !regexp.MustCompile(`--` + regexp.QuoteMeta(f.Name) + `([^A-Za-z0-9-]|$)`).MatchString(doc) {
 				t.Errorf("docs/cli.md does not name the flag --%s of %q", f.Name, path)
 			}
-		}
-		c.LocalFlags().VisitAll(check)
-		for _, sub := range c.Commands() {
-			if path == "shadow completion" {
-				continue // bash, zsh, fish, powershell: cobra's
-			}
-			walk(sub, path+" "+sub.Name())
-		}
-	}
-	walk(cli.NewRoot(cli.Streams{}, "test"), "shadow")
+		})
+	})
 }

@@ -286,14 +286,9 @@ func TestREADMEFlagsExist(t *testing.T) {
 		t.Skip("no README.md beside the module")
 	}
 	known := map[string]bool{}
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	Walk(NewRoot(Streams{}, "test"), func(_ string, c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) { known["--"+f.Name] = true })
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(NewRoot(Streams{}, "test"))
+	})
 	// Flags of other programs the README mentions (bubblewrap's, Slurm's
 	// sbatch's).
 	other := map[string]bool{"--disable-userns": true, "--ro-bind": true, "--wait": true}
