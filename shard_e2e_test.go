@@ -198,3 +198,85 @@ func TestShardMergeRefusals(t *testing.T) {
 		t.Errorf("--shard 2/2: exit %d %s", code, stderr)
 	}
 }
+
+// Issue 25's cross phase across shards: testdata/judge/go in 3 shards puts
+// the overfit (which passes the checkout's tests) in shard 1 and the two
+// fixes that bring a reproduction in shards 0 and 2. Each shard runs every
+// proposal of the spec on the checkout and on its own passing candidates,
+// so the merge knows the overfit fails both reproductions and ranks it
+// below the fixes, as the unsharded run does: same order, same winner,
+// same proposed_tests and cross. Before shards ran the whole spec's
+// proposals, the overfit (first in spec order, fewest changed lines) won
+// the merge.
+func TestShardMergeCrossAcrossShards(t *testing.T) {
+	rn := judgeRunners(t)[2]
+	if rn.dir != "go" {
+		t.Fatalf("judgeRunners()[2] is %s, want go", rn.dir)
+	}
+	e, flags := judgeEnv(t, rn)
+	spec := judgeSpec(t, rn, "spec.json")
+	args := func(extra ...string) []string {
+		a := append(append(append([]string{}, flags...), "--headless", "--json", "-C", e.ws, "--no-record", "-j", "2"), extra...)
+		return append(append(a, spec, "--"), rn.command...)
+	}
+	out, stderr, code := e.shadow(args()...)
+	if code != 0 {
+		t.Fatalf("unsharded: exit %d\n%s", code, stderr)
+	}
+	whole := e.report(out)
+	var files []string
+	shardOf := map[string]int{}
+	for k := 0; k < 3; k++ {
+		out, stderr, code := e.shadow(args("--shard", fmt.Sprintf("%d/3", k))...)
+		if code != 0 && code != 1 {
+			t.Fatalf("shard %d: exit %d\n%s", k, code, stderr)
+		}
+		r := e.report(out)
+		for _, h := range r.Hypotheses {
+			if h.Name != "baseline" {
+				shardOf[h.Name] = k
+			}
+		}
+		if r.Shard == nil || r.Shard.Cross == nil {
+			t.Fatalf("shard %d carries no cross outcomes: %+v", k, r.Shard)
+		}
+		p := filepath.Join(e.dir, fmt.Sprintf("cross%d.json", k))
+		os.WriteFile(p, []byte(out), 0o644)
+		files = append(files, p)
+	}
+	// The premise: the overfit shares no shard with a proposer.
+	if o := shardOf["overfit"]; o == shardOf["fix_newfile"] || o == shardOf["fix_append"] {
+		t.Fatalf("shards %v: the overfit shares a shard with a proposer; the test needs them apart", shardOf)
+	}
+	out, stderr, code = e.shadow(append([]string{"merge", "--json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, stderr)
+	}
+	merged := e.report(out)
+	crossOrder := func(r *engine.Report) string {
+		var b strings.Builder
+		for _, h := range r.Hypotheses {
+			fmt.Fprintf(&b, "%d %s %s ties=%v proposed=%s", h.Rank, h.Name, h.Status, h.TiesWith, proposedString(h.ProposedTests))
+			if h.Cross != nil {
+				fmt.Fprintf(&b, " cross passed=%v failed=%v", h.Cross.Passed, h.Cross.Failed)
+			}
+			if h.RankKey != nil {
+				fmt.Fprintf(&b, " cross_failed=%d", h.RankKey.CrossFailed)
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	if got, want := crossOrder(merged), crossOrder(whole); got != want {
+		t.Errorf("merged ranking differs from the unsharded run's:\n--- merged\n%s--- unsharded\n%s", got, want)
+	}
+	if merged.Winner == nil || *merged.Winner == "overfit" || whole.Winner == nil || *merged.Winner != *whole.Winner {
+		t.Errorf("winner: merged %v, unsharded %v", deref(merged.Winner), deref(whole.Winner))
+	}
+	if m := byName(merged); m["overfit"].Rank < m["fix"].Rank || m["overfit"].RankKey.CrossFailed != 2 {
+		t.Errorf("overfit: rank %d (fix %d), cross_failed %d: it fails both fixes' reproductions", m["overfit"].Rank, m["fix"].Rank, m["overfit"].RankKey.CrossFailed)
+	}
+	if len(merged.MergeNotes) != 0 {
+		t.Errorf("merge notes where the shards agree: %q", merged.MergeNotes)
+	}
+}

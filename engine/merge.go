@@ -25,9 +25,10 @@ func mergeErr(format string, a ...any) error { return &MergeError{fmt.Sprintf(fo
 // the same baseline, and its rank_key says what Rank sorted on; the merge
 // sorts every result by that key and the whole spec's order, recomputes
 // ties_with from the outcome digests, and names the first of the first tier
-// (with --confirm: one its shard confirmed). Cross-examination compares
-// candidates within a shard only: a candidate is not run against another
-// shard's reproductions (docs/cli.md says so).
+// (with --confirm: one its shard confirmed). The cross phase's part is
+// recomputed from every shard's cross outcomes (mergeCross): a candidate
+// is ranked on every other candidate's reproductions, whichever shard
+// proposed them.
 func MergeShards(reps []*Report, names []string) (*Report, error) {
 	if len(reps) == 0 {
 		return nil, mergeErr("merge: no reports given")
@@ -104,6 +105,7 @@ func MergeShards(reps []*Report, names []string) (*Report, error) {
 	}
 	var end time.Time
 	var results []*Result
+	from := map[string]int{} // each result's shard
 	var errs []string
 	for _, k := range indexes {
 		r := reps[byIndex[k]]
@@ -140,6 +142,7 @@ func MergeShards(reps []*Report, names []string) (*Report, error) {
 			}
 			c := *h
 			results = append(results, &c)
+			from[h.Name] = k
 		}
 	}
 	for _, n := range first.Shard.Hypotheses {
@@ -148,6 +151,15 @@ func MergeShards(reps []*Report, names []string) (*Report, error) {
 		}
 	}
 	out.Error = strings.Join(errs, "; ")
+	byShard := map[int]*Report{}
+	for k, i := range byIndex {
+		byShard[k] = reps[i]
+	}
+	notes, err := mergeCross(byShard, indexes, results, from, first.Shard.Hypotheses)
+	if err != nil {
+		return nil, err
+	}
+	out.MergeNotes = notes
 	out.DurationMS = end.Sub(out.StartedAt).Milliseconds()
 
 	sort.SliceStable(results, func(i, j int) bool {

@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		addSuspicious(results[i], scanCode(jd, h, orig))
 	}
 
-	cp := newCrossPhase(&cfg, em, jd, splits, orig, cfg.Hyps)
+	cp := newRunCrossPhase(&cfg, em, jd, splits, orig)
 
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
@@ -176,6 +176,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	if cp != nil {
 		cp.wait()
 		cp.finish(results)
+		rep.Shard = cp.shardInfo(cfg.Shard, results)
 	}
 	if !cfg.AllowTestEdits {
 		judgedNotes(results, splits, orig, cp, cfg.Workspace)

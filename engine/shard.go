@@ -25,6 +25,17 @@ type ShardInfo struct {
 	// shards'): the merge checks each ran in exactly one shard and breaks
 	// the last tie on this order, as an unsharded run does.
 	Hypotheses []string `json:"hypotheses"`
+	// Cross is what this shard's cross phase saw (cross_shard.go): every
+	// proposal of the whole spec run on the checkout and on this shard's
+	// candidates, so the merge recomputes proposed_tests, cross and the
+	// rank key's cross part as one run would. Omitted when the cross phase
+	// did not run (no candidate proposes a test, --no-cross).
+	Cross *ShardCross `json:"cross_outcomes,omitempty"`
+
+	// SpecHyps are every hypothesis of the whole spec, resolved, in spec
+	// order (internal/run sets them; not part of the report): the cross
+	// phase of a shard plans every proposal, not only its slice's.
+	SpecHyps []Hypothesis `json:"-"`
 }
 
 // RankKey is what Rank sorted a result on (report field "rank_key"), so a
@@ -43,6 +54,10 @@ type RankKey struct {
 	CrossFailed   int    `json:"cross_failed"`
 	Lines         int    `json:"lines"`
 	Outcomes      string `json:"outcomes,omitempty"`
+	// TestOutcomes is the digest of the per-test outcomes alone, before
+	// the cross phase's part: `shadow merge` recomputes Outcomes from it
+	// and the merged cross (outcomesDigest).
+	TestOutcomes string `json:"test_outcomes,omitempty"`
 }
 
 // rankKeyOf is r's key after Rank (r.tier set).
@@ -53,10 +68,30 @@ func rankKeyOf(r *Result) *RankKey {
 		CrossFailed: crossFailedFrom(r), Lines: rankLines(r),
 	}
 	if r.Status == StatusPassed {
-		sum := sha256.Sum256([]byte(outcomeKey(r)))
-		k.Outcomes = hex.EncodeToString(sum[:12])
+		tests := *r
+		tests.Cross = nil
+		k.TestOutcomes = digest12(outcomeKey(&tests))
+		k.Outcomes = outcomesDigest(k.TestOutcomes, r.Cross)
 	}
 	return k
+}
+
+// outcomesDigest is a passing result's rank_key.outcomes: its per-test
+// outcomes' digest and the reproductions it fails, which tell two
+// candidates apart as outcomeKey's cross part does (equal digests tie).
+func outcomesDigest(tests string, c *Cross) string {
+	k := tests
+	if c != nil {
+		for _, f := range c.Failed {
+			k += "|" + f.From + "\x00" + f.Test
+		}
+	}
+	return digest12(k)
+}
+
+func digest12(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
 }
 
 // less orders two keys as Rank does, spec order (oa, ob) last.

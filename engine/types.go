@@ -392,6 +392,11 @@ type Report struct {
 	// copy modes; absent in in-place and remote runs and with --no-warm).
 	Warm       *WarmLayer `json:"warm,omitempty"`
 	Hypotheses []*Result  `json:"hypotheses"`
+
+	// MergeNotes: what `shadow merge` found the shards disagree on and
+	// how the merge read it (a proposed test the checkout failed in one
+	// shard and passed in another); omitted when none.
+	MergeNotes []string `json:"merge_notes,omitempty"`
 }
 
 // WarmLayer is what a run did with the workspace's warm layer: the

@@ -76,6 +76,9 @@ Exit codes as a run's: 0 a winner, 1 none, 2 refused.`,
 // a run's report would give: 3 when a shard's run failed, 1 without a
 // winner. `shadow kube collect` ends the same way.
 func writeMerged(s Streams, merged *engine.Report, asJSON bool) error {
+	for _, n := range merged.MergeNotes {
+		fmt.Fprintln(s.Err, "shadow: merge:", n)
+	}
 	if asJSON {
 		enc := json.NewEncoder(s.Out)
 		enc.SetIndent("", "  ")
