@@ -90,6 +90,9 @@ type Meta struct {
 	PID        int       `json:"pid"`
 	Hypotheses []string  `json:"hypotheses,omitempty"`
 	Freeze     bool      `json:"freeze,omitempty"`
+	// MergedFrom: the record is `shadow merge --apply` of the shards with
+	// these indexes, not a run of this machine's.
+	MergedFrom []int `json:"merged_from,omitempty"`
 	// PIDStart (the process's start time in clock ticks after boot) and
 	// Boot (the kernel's boot id) tell a live recorder from a dead one whose
 	// PID was reused, or one from before a reboot. NewRun fills them in.

@@ -75,7 +75,7 @@ func writeLog(w io.Writer, ws string, runs []*snap.RunInfo, asJSON bool) error {
 			winner = *e.Winner
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Run, e.StartedAt.Local().Format("2006-01-02 15:04:05"),
-			len(e.Hypotheses), winner, resultCell(e), e.StateWord(), oneLine(records.Quote(e.Command), 60))
+			len(e.Hypotheses), winner, resultCell(e), e.StateWord(), oneLine(e.CommandWord(), 60))
 	}
 	return tw.Flush()
 }

@@ -178,7 +178,7 @@ func NewRoot(s Streams, version string) *cobra.Command {
 	})
 	sub := []*cobra.Command{
 		tuiCommand(s, version), watchCommand(s), logCommand(s), showCommand(s), applyCommand(s), initCommand(s),
-		demoCommand(s, version), probeCommand(s, version), gcCommand(s), mcpCommand(s, version), mergeCommand(s), slurmCommand(s),
+		demoCommand(s, version), probeCommand(s, version), gcCommand(s), mcpCommand(s, version), mergeCommand(s), slurmCommand(s), kubeCommand(s),
 		&cobra.Command{
 			Use: "version", Short: "print shadow's version", Args: cobra.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(s.Out, versionLine(version)) },

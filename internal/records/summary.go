@@ -1,6 +1,7 @@
 package records
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/shadow-dev/shadow/snap"
@@ -26,6 +27,18 @@ type Summary struct {
 	// Error is why the run stopped before every hypothesis had run (every
 	// remote node failed), as the report says; absent otherwise.
 	Error string `json:"error,omitempty"`
+	// MergedFrom: the record is `shadow merge --apply` of the shards with
+	// these indexes; absent for a run.
+	MergedFrom []int `json:"merged_from,omitempty"`
+}
+
+// CommandWord is how a record's command is shown in one line: a merge
+// says it is one ("merge of 3 shards: go test ./...").
+func (e Summary) CommandWord() string {
+	if len(e.MergedFrom) > 0 {
+		return fmt.Sprintf("merge of %d shards: %s", len(e.MergedFrom), Quote(e.Command))
+	}
+	return Quote(e.Command)
 }
 
 // Summarize reads a run's summary from its record: the report's fields
@@ -38,6 +51,7 @@ func Summarize(ri *snap.RunInfo) Summary {
 	}
 	if m := ri.Meta; m != nil {
 		e.Command, e.Subdir, e.Frozen = m.Command, m.Subdir, m.Freeze
+		e.MergedFrom = m.MergedFrom
 	}
 	if r := ri.Report; r != nil {
 		e.Mode, e.Cancelled, e.Winner, e.Stale, e.DurationMS, e.Frozen = r.Mode, r.Cancelled, r.Winner, r.Stale, r.DurationMS, r.Frozen || e.Frozen
