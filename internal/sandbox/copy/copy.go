@@ -48,6 +48,13 @@ type copyOpts struct {
 	// exclude: absolute paths left out silently (shadow's own state when
 	// it lies inside the workspace).
 	exclude []string
+	// noOwners: as root, leave the copy root's instead of giving each
+	// file the checkout's owner. A sealed command runs as uid 0 without
+	// capabilities (landlock.dropCaps), so it could not write a file of
+	// another owner (a checkout of uid 1000 in a container run as root),
+	// and git refuses a repository whose owner is not the caller's
+	// ("dubious ownership").
+	noOwners bool
 	// deletes: workspace-relative paths the hypothesis deletes; never
 	// copied, which is cheaper than copying then deleting them.
 	deletes map[string]bool
@@ -93,7 +100,7 @@ func copyTree(src, dst string, opts copyOpts) (*copier, error) {
 	if opts.workers <= 0 {
 		opts.workers = 8
 	}
-	c := &copier{src: src, dst: dst, opts: opts, root: os.Geteuid() == 0, stamps: map[string]stamp{}, venvs: map[string]bool{}, jobs: make(chan fileJob, 256)}
+	c := &copier{src: src, dst: dst, opts: opts, root: os.Geteuid() == 0 && !opts.noOwners, stamps: map[string]stamp{}, venvs: map[string]bool{}, jobs: make(chan fileJob, 256)}
 	fi, err := os.Stat(src)
 	if err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	for _, d := range job.Hyp.Deletes {
 		dels[d] = true
 	}
-	c, err := copyTree(job.Workspace, tree, copyOpts{skip: s.opts.Skip, exclude: s.opts.Exclude, deletes: dels})
+	c, err := copyTree(job.Workspace, tree, copyOpts{skip: s.opts.Skip, exclude: s.opts.Exclude, deletes: dels, noOwners: s.abi > 0 && !s.opts.NoSeal})
 	if err == nil {
 		for i := len(job.Lowers) - 1; i >= 0 && err == nil; i-- {
 			err = c.overlay(job.Lowers[i])

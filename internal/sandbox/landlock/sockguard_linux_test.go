@@ -5,10 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -23,8 +25,11 @@ import (
 const childEnv = "SHADOW_SOCKGUARD_CHILD"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "race" {
+	switch os.Getenv(childEnv) {
+	case "race":
 		os.Exit(raceChild(os.Args[1], os.Args[2]))
+	case "connect":
+		os.Exit(connectChild(os.Args[1], os.Args[2], os.Args[3]))
 	}
 	os.Exit(m.Run())
 }
@@ -290,4 +295,23 @@ func TestSockFilterAssembles(t *testing.T) {
 	if len(prog) < 10 || !strings.Contains(Sealed{ABI: 7}.String(), "landlock abi 7") {
 		t.Errorf("filter of %d instructions", len(prog))
 	}
+}
+
+// connectChild connects to sock n times and writes the mean nanoseconds
+// per connect to out (BenchmarkConnect).
+func connectChild(sock, n, out string) int {
+	count, _ := strconv.Atoi(n)
+	t0 := time.Now()
+	for range count {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			return 1
+		}
+		c.Close()
+	}
+	ns := float64(time.Since(t0).Nanoseconds()) / float64(max(count, 1))
+	if os.WriteFile(out, []byte(strconv.FormatFloat(ns, 'f', 0, 64)), 0o644) != nil {
+		return 1
+	}
+	return 0
 }
