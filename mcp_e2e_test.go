@@ -143,7 +143,7 @@ func TestMCPToolsAndPortableSchemas(t *testing.T) {
 		}
 		checkPortable(t, tool.Name, sc, false)
 	}
-	want := "shadow_apply shadow_log shadow_probe shadow_run shadow_show"
+	want := "shadow_apply shadow_log shadow_merge shadow_probe shadow_run shadow_show"
 	if got := strings.Join(sortedCopy(names), " "); got != want {
 		t.Errorf("tools: %s, want %s", got, want)
 	}

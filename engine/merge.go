@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -210,4 +214,54 @@ func unionSorted(a, b []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ReadShardReport reads one shard's report: a shadow.report/v1 document
+// (--json), or a shadow.event/v1 stream (--events) whose run_finished
+// event carries it. A stream cut before run_finished is refused: that
+// shard did not finish, and its index must run again.
+func ReadShardReport(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
+	if err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("empty: not a shadow report")
+	}
+	var probe struct {
+		Schema string `json:"schema"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := dec.Decode(&probe); err != nil {
+		return nil, fmt.Errorf("not a shadow report (%v)", err)
+	}
+	switch probe.Schema {
+	case ReportSchema:
+		var rep Report
+		if err := json.Unmarshal(trimmed, &rep); err != nil {
+			return nil, fmt.Errorf("not a shadow report (%v)", err)
+		}
+		return &rep, nil
+	case EventSchema:
+		sc := bufio.NewScanner(bytes.NewReader(trimmed))
+		sc.Buffer(make([]byte, 1<<20), 1<<30)
+		for sc.Scan() {
+			var ev struct {
+				Kind   string  `json:"kind"`
+				Report *Report `json:"report"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				return nil, fmt.Errorf("event stream: %v", err)
+			}
+			if ev.Kind == KindRunFinished && ev.Report != nil {
+				return ev.Report, nil
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("event stream ends before run_finished: that shard did not finish; run its index again")
+	}
+	return nil, fmt.Errorf("not a shadow report (schema %q)", probe.Schema)
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,52 +153,5 @@ func writeMerged(s Streams, merged *engine.Report, asJSON bool) error {
 	return nil
 }
 
-// readShardReport reads one shard's report: a shadow.report/v1 document
-// (--json), or a shadow.event/v1 stream (--events) whose run_finished
-// event carries it. A stream cut before run_finished is refused: that
-// shard did not finish, and its index must run again.
-func readShardReport(r io.Reader) (*engine.Report, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 1<<30))
-	if err != nil {
-		return nil, err
-	}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil, fmt.Errorf("empty: not a shadow report")
-	}
-	var probe struct {
-		Schema string `json:"schema"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	if err := dec.Decode(&probe); err != nil {
-		return nil, fmt.Errorf("not a shadow report (%v)", err)
-	}
-	switch probe.Schema {
-	case engine.ReportSchema:
-		var rep engine.Report
-		if err := json.Unmarshal(trimmed, &rep); err != nil {
-			return nil, fmt.Errorf("not a shadow report (%v)", err)
-		}
-		return &rep, nil
-	case engine.EventSchema:
-		sc := bufio.NewScanner(bytes.NewReader(trimmed))
-		sc.Buffer(make([]byte, 1<<20), 1<<30)
-		for sc.Scan() {
-			var ev struct {
-				Kind   string         `json:"kind"`
-				Report *engine.Report `json:"report"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-				return nil, fmt.Errorf("event stream: %v", err)
-			}
-			if ev.Kind == engine.KindRunFinished && ev.Report != nil {
-				return ev.Report, nil
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("event stream ends before run_finished: that shard did not finish; run its index again")
-	}
-	return nil, fmt.Errorf("not a shadow report (schema %q)", probe.Schema)
-}
+// readShardReport reads one shard's report (engine.ReadShardReport).
+func readShardReport(r io.Reader) (*engine.Report, error) { return engine.ReadShardReport(r) }

@@ -91,6 +91,16 @@ func New(cwd, version string, notices io.Writer) *Server {
 		Annotations:  &mcp.ToolAnnotations{Title: "shadow apply", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
 	}, s.toolApply)
 	s.server.AddTool(&mcp.Tool{
+		Name:  "shadow_merge",
+		Title: "Merge the shard reports of one run",
+		Description: "Join the reports of every shard of one run (--shard K/N, one per worker of a Kubernetes Job, Slurm array or CI matrix) into one report ranked as the unsharded run would rank it, cross-examination included. " +
+			"Refused, naming why, for reports of another spec, command, commit or shard count, and a missing or duplicated shard. " +
+			"With apply true (and spec, the spec file the shards ran) the winner is written into the checkout as shadow_apply does, its files taken from the spec, and the merged report is recorded like a run (shadow_log, shadow_show).",
+		InputSchema:  mustSchema[mcpMergeArgs](nil),
+		OutputSchema: reportSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "shadow merge", DestructiveHint: &yes, OpenWorldHint: &no},
+	}, s.toolMerge)
+	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_probe",
 		Title:       "Which sandbox this machine gives",
 		Description: "Which sandbox mode this machine gives shadow runs (overlay: parallel copy-on-write shadows; inplace: one at a time in the checkout, restored after each), why, and how to fix it when it is in-place.",

@@ -1,0 +1,83 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// shadow_merge merges shard reports given as files or inline, as `shadow
+// merge` does; its refusals are tool errors naming why; with apply (and
+// the spec the shards ran) it writes the winner and records the merge,
+// which shadow_log then lists. A refused apply (a target changed since the
+// shards' commit) is a tool error and writes nothing.
+func TestMCPMerge(t *testing.T) {
+	e, spec, files := mergeApplyEnv(t)
+	m := newMCPEnv(t, e, e.ws)
+	orig := e.read("calc.go")
+
+	res := m.mustCall("shadow_merge", map[string]any{"reports": files})
+	if res.IsError {
+		t.Fatalf("shadow_merge: %s", text(res))
+	}
+	rep := structured[engine.Report](t, res)
+	if rep.Winner == nil || *rep.Winner != "all" || fmt.Sprint(rep.MergedFrom) != "[0 1 2]" || !strings.Contains(text(res), "winner: all") {
+		t.Errorf("merged: winner %v merged_from %v\n%s", deref(rep.Winner), rep.MergedFrom, text(res))
+	}
+	if e.read("calc.go") != orig {
+		t.Errorf("a merge without apply wrote the checkout")
+	}
+	var inline []any
+	for _, f := range files[1:] {
+		b, _ := os.ReadFile(f)
+		var doc map[string]any
+		json.Unmarshal(b, &doc)
+		inline = append(inline, doc)
+	}
+	res = m.mustCall("shadow_merge", map[string]any{"reports": files[:1], "inline_reports": inline})
+	if res.IsError || structured[engine.Report](t, res).Winner == nil {
+		t.Errorf("files and inline reports: %s", text(res))
+	}
+
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"reports": files[:2]}, "shard 2 of 3 missing"},
+		{map[string]any{}, "give the shards' reports"},
+		{map[string]any{"inline_reports": []any{map[string]any{"schema": "x/v1"}}}, "not a shadow report"},
+		{map[string]any{"reports": files, "apply": true}, "spec: required"},
+		{map[string]any{"reports": files, "force": true}, "go with apply"},
+		{map[string]any{"reports": files, "aply": true}, "aply: unknown field"},
+	} {
+		res := m.mustCall("shadow_merge", c.args)
+		if !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Errorf("%v: error %v, %q; want a tool error naming %q", c.args, res.IsError, text(res), c.want)
+		}
+	}
+
+	dirty := orig + "// mine\n"
+	e.write("calc.go", dirty, 0o644)
+	res = m.mustCall("shadow_merge", map[string]any{"reports": files, "apply": true, "spec": spec})
+	if !res.IsError || !strings.Contains(text(res), "changed in the checkout") || e.read("calc.go") != dirty {
+		t.Errorf("apply over a changed target: error %v, %s", res.IsError, text(res))
+	}
+	e.write("calc.go", orig, 0o644)
+	res = m.mustCall("shadow_merge", map[string]any{"reports": files, "apply": true, "spec": spec})
+	if res.IsError {
+		t.Fatalf("apply: %s", text(res))
+	}
+	rep = structured[engine.Report](t, res)
+	if e.read("calc.go") != calc(true, true, true, "") || fmt.Sprint(rep.Applied) != "[calc.go]" || rep.Run == "" {
+		t.Errorf("apply: applied %v run %q, calc.go:\n%s", rep.Applied, rep.Run, e.read("calc.go"))
+	}
+	if lg := m.mustCall("shadow_log", map[string]any{}); !strings.Contains(text(lg), rep.Run) {
+		t.Errorf("shadow_log lists no %s:\n%s", rep.Run, text(lg))
+	}
+}
