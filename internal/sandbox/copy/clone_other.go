@@ -48,3 +48,12 @@ type GCResult struct {
 }
 
 func GC(base string, minAge time.Duration) GCResult { return GCResult{} }
+
+type CacheGC struct {
+	Removed, Kept map[string]string
+	Errors        []error
+}
+
+const CacheMaxAge = 7 * 24 * time.Hour
+
+func GCCaches(dir string, workspaces []string, maxAge time.Duration) CacheGC { return CacheGC{} }

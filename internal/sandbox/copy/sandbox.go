@@ -154,10 +154,11 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	for _, p := range s.opts.HostPorts {
 		ports = append(ports, uint16(p))
 	}
-	seal, env, err := s.sealed(dir, tree, env, netIsolated, ports)
+	seal, env, release, err := s.sealed(dir, tree, env, netIsolated, ports)
 	if err != nil {
 		return out, fmt.Errorf("prepare the seal of %s: %w", dir, err)
 	}
+	defer release()
 	argv := make([]string, len(job.Command))
 	for i, a := range job.Command {
 		argv[i] = rebaseArg(a, job.Workspace, tree)

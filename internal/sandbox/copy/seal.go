@@ -26,31 +26,36 @@ import (
 // sealed returns the Landlock policy and environment of one sealed job,
 // or nil where the run is not sealed (no Landlock here and none
 // required: the command runs as today, guarded against accidents only).
-func (s *Sandbox) sealed(dir, tree string, env []string, net bool, ports []uint16) (*landlock.Policy, []string, error) {
+// release lets go of the slot's caches once the job is done (gc may
+// then remove them: caches.go).
+func (s *Sandbox) sealed(dir, tree string, env []string, net bool, ports []uint16) (_ *landlock.Policy, _ []string, release func(), _ error) {
+	none := func() {}
 	if s.opts.NoSeal {
-		return nil, env, nil
+		return nil, env, none, nil
 	}
 	if s.abi == 0 {
 		if s.opts.RequireSeal {
 			// The helper refuses to start the command, with the reason.
-			return &landlock.Policy{Required: true}, env, nil
+			return &landlock.Policy{Required: true}, env, none, nil
 		}
-		return nil, env, nil
+		return nil, env, none, nil
 	}
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o700); err != nil && !os.IsExist(err) {
-		return nil, nil, err
+		return nil, nil, none, err
 	}
 	cache := s.slotCache(dir)
-	if err := os.MkdirAll(cache, 0o700); err != nil {
-		return nil, nil, err
-	}
-	env, err := landlock.ScratchEnv(env, tmp, cache)
+	release, err := useCache(cache)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, none, err
+	}
+	env, err = landlock.ScratchEnv(env, tmp, cache)
+	if err != nil {
+		release()
+		return nil, nil, none, err
 	}
 	write := append([]string{tree, tmp, cache}, s.opts.Writable...)
-	return &landlock.Policy{Write: write, Devices: landlock.DefaultDevices, Net: net, Ports: ports, Required: s.opts.RequireSeal}, env, nil
+	return &landlock.Policy{Write: write, Devices: landlock.DefaultDevices, Net: net, Ports: ports, Required: s.opts.RequireSeal}, env, release, nil
 }
 
 // slotCache is the private cache directory of the copy slot dir:
