@@ -17,7 +17,7 @@ import (
 // the spec the shards ran) it writes the winner and records the merge,
 // which shadow_log then lists. A refused apply (a target changed since the
 // shards' commit) is a tool error and writes nothing.
-func TestMCPMerge(t *testing.T) {
+func TestShardMergeMCP(t *testing.T) {
 	e, spec, files := mergeApplyEnv(t)
 	m := newMCPEnv(t, e, e.ws)
 	orig := e.read("calc.go")
