@@ -176,6 +176,14 @@ func TestShardMergeRefusals(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.name, code, out, stderr, c.want)
 		}
 	}
+	// merge --apply of shards that ran outside git: nothing says what
+	// their checkout held, so nothing is written or recorded (exit 3).
+	if _, stderr, code := e.shadow("merge", "--apply", "--spec", spec, "-C", e.ws, s0, s1); code != 3 || !strings.Contains(stderr, "outside git") {
+		t.Errorf("merge --apply outside git: exit %d, %s", code, stderr)
+	}
+	if out, _, _ := e.shadow("log", "--json", "-C", e.ws); strings.Contains(out, `"run"`) {
+		t.Errorf("a refused merge --apply was recorded:\n%s", out)
+	}
 	// The same spec on a workspace at another commit is refused.
 	gitIn(t, e.ws, "init", "-q")
 	gitIn(t, e.ws, "add", "-A")
