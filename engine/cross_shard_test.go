@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,73 @@ func TestMergeCrossRefusesMixed(t *testing.T) {
 	_, err := MergeShards(in, nil)
 	if err == nil || !strings.Contains(err.Error(), "shard 0 ran the cross phase and shard 1 did not") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// mergeBenchShards is 4 shards of 50 candidates each (a baseline in
+// every shard), every candidate passing and proposing two tests; with
+// cross, each shard carries every proposal's outcome on the checkout and
+// on each of its candidates (what a shard of a run whose candidates all
+// bring tests reports).
+func mergeBenchShards(cross bool) []*Report {
+	const shards, per = 4, 50
+	names := []string{"baseline"}
+	for i := 0; i < shards*per; i++ {
+		names = append(names, "h"+strconv.Itoa(i))
+	}
+	tests := func(p string) []string { return []string{p + "_test.go::TestOne", p + "_test.go::TestTwo"} }
+	var reps []*Report
+	for k := 0; k < shards; k++ {
+		r := &Report{Schema: ReportSchema, Shard: &ShardInfo{Index: k, Count: shards, SpecSHA256: "s", Command: []string{"go", "test"}, Hypotheses: names}}
+		r.Hypotheses = append(r.Hypotheses, &Result{Name: "baseline", Status: StatusFailed, RankKey: &RankKey{Tier: tierCounted, Failed: 1}})
+		sc := &ShardCross{Checkout: map[string]map[string]string{}, Targets: map[string]map[string]map[string]string{}}
+		for _, p := range names[1:] {
+			sc.Checkout[p] = map[string]string{}
+			for _, t := range tests(p) {
+				sc.Checkout[p][t] = crossWordFail
+			}
+		}
+		for i := k * per; i < (k+1)*per; i++ {
+			n := names[1+i]
+			res := &Result{Name: n, Status: StatusPassed, RankKey: &RankKey{Tier: tierPassed, Passed: 10, Lines: i % 7, TestOutcomes: "t", Outcomes: outcomesDigest("t", nil)},
+				ProposedTests: []ProposedTest{{Path: n + "_test.go", Test: "TestOne"}, {Path: n + "_test.go", Test: "TestTwo"}}}
+			r.Hypotheses = append(r.Hypotheses, res)
+			on := map[string]map[string]string{}
+			for j, p := range names[1:] {
+				on[p] = map[string]string{}
+				for _, t := range tests(p) {
+					on[p][t] = crossWordPass
+					if (i+j)%13 == 0 {
+						on[p][t] = crossWordFail
+					}
+				}
+			}
+			sc.Targets[n] = on
+		}
+		if cross {
+			r.Shard.Cross = sc
+		}
+		reps = append(reps, r)
+	}
+	return reps
+}
+
+// BenchmarkMergeShards: what recomputing the cross phase costs a merge of
+// 4 shards of 50 candidates that all bring tests, beside the same merge
+// without cross outcomes (go test -bench MergeShards ./engine).
+func BenchmarkMergeShards(b *testing.B) {
+	for _, cross := range []bool{false, true} {
+		reps := mergeBenchShards(cross)
+		name := "no-cross"
+		if cross {
+			name = "cross"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := MergeShards(reps, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
