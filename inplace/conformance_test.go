@@ -17,3 +17,12 @@ func TestConformance(t *testing.T) {
 		return New(d.State, nil)
 	}, sandboxtest.Promises{SamePath: true, InCheckout: true})
 }
+
+// TestSealedConformance: in-place mode sealed by Landlock faces the
+// hostile routes a sandbox without namespaces must close, but the
+// checkout, which is the mode's to write (sandboxtest.RunSealed).
+func TestSealedConformance(t *testing.T) {
+	sandboxtest.RunSealed(t, func(t *testing.T, d sandboxtest.Dirs) engine.Sandbox {
+		return New(d.State, nil).Seal(SealOptions{Require: true})
+	}, sandboxtest.Promises{SamePath: true, InCheckout: true})
+}

@@ -17,3 +17,11 @@ func TestConformance(t *testing.T) {
 		return New(d.Sandboxes, Options{Exclude: []string{d.State}})
 	}, sandboxtest.Promises{Parallel: true})
 }
+
+// TestSealedConformance: copy mode sealed by Landlock faces the hostile
+// routes a sandbox without namespaces must close (sandboxtest.RunSealed).
+func TestSealedConformance(t *testing.T) {
+	sandboxtest.RunSealed(t, func(t *testing.T, d sandboxtest.Dirs) engine.Sandbox {
+		return New(d.Sandboxes, Options{Exclude: []string{d.State}, RequireSeal: true})
+	}, sandboxtest.Promises{Parallel: true})
+}

@@ -25,6 +25,7 @@ import (
 
 func TestMain(m *testing.M) {
 	reaper.MaybeHelper()
+	maybeSeccomp()
 	if os.Getenv(orphanEnv) != "" {
 		os.Exit(runOrphanParent())
 	}
