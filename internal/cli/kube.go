@@ -103,7 +103,7 @@ retried without counting. Then: shadow kube collect NAME. docs/kube.md.`,
 			}
 			spec, err := engine.DecodeSpec(data)
 			if err != nil {
-				return err
+				return specErr("kube job: %s: %v", specName, err)
 			}
 			if len(command) == 0 && len(spec.Command) == 0 {
 				return usage("kube job: no command: give it after -- (or in the spec's \"command\")")
