@@ -61,6 +61,9 @@ type seccompResp struct {
 	Flags uint32
 }
 
+// maxInFlight bounds the calls the guard performs at once.
+const maxInFlight = 1024
+
 // serve answers notifications until every process under the filter is
 // gone (the fd then polls POLLHUP), then closes the fd. Each call is
 // answered on its own goroutine: a blocking connect must not hold up
@@ -74,6 +77,7 @@ func (g *sockGuard) serve() {
 	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_NOTIF_SIZES, 0, uintptr(unsafe.Pointer(&sizes))); e == 0 && int(sizes[0]) > size {
 		size = int(sizes[0])
 	}
+	inFlight := make(chan struct{}, maxInFlight)
 	for {
 		pfd := []unix.PollFd{{Fd: int32(g.fd), Events: unix.POLLIN}}
 		if _, err := unix.Poll(pfd, -1); err != nil {
@@ -93,7 +97,16 @@ func (g *sockGuard) serve() {
 			return
 		}
 		n := *(*seccompNotif)(unsafe.Pointer(&buf[0]))
-		go g.answer(n)
+		// A call that blocks (a send to a full socket) holds an OS
+		// thread of the helper; a command with thousands of threads
+		// blocked so must not exhaust the helper's (Go's limit is 10000,
+		// and a helper that dies leaves the tree unreaped): past
+		// maxInFlight the next call waits here, in the kernel's queue.
+		inFlight <- struct{}{}
+		go func() {
+			defer func() { <-inFlight }()
+			g.answer(n)
+		}()
 	}
 }
 
