@@ -411,3 +411,54 @@ func signalsChild() int {
 	}
 	return 0
 }
+
+// TestSockGuardNetIsolated: with --net isolated the guard performs TCP
+// connects as Landlock would refuse them: only to the allowed ports,
+// blocking and non-blocking alike.
+func TestSockGuardNetIsolated(t *testing.T) {
+	if abi := needGuard(t); abi < 4 {
+		t.Skip("TCP rules need Landlock ABI 4")
+	}
+	allowed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer allowed.Close()
+	denied, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer denied.Close()
+	var deniedN atomic.Int32
+	go func() {
+		for {
+			c, err := denied.Accept()
+			if err != nil {
+				return
+			}
+			deniedN.Add(1)
+			c.Close()
+		}
+	}()
+	ap, dp := allowed.Addr().(*net.TCPAddr).Port, denied.Addr().(*net.TCPAddr).Port
+	p := Policy{Write: []string{t.TempDir()}, Devices: DefaultDevices, Net: true, Ports: []uint16{uint16(ap)}}
+	code := run(t, p, "/usr/bin/env", "python3", "-c", `
+import errno, socket, sys
+ok, no = int(sys.argv[1]), int(sys.argv[2])
+socket.create_connection(("127.0.0.1", ok)).close()
+for blocking in (True, False):
+    s = socket.socket()
+    s.setblocking(blocking)
+    try:
+        s.connect(("127.0.0.1", no))
+        sys.exit(1)
+    except BlockingIOError:
+        sys.exit(1)
+    except OSError as e:
+        if e.errno != errno.EACCES:
+            sys.exit(2)
+`, strconv.Itoa(ap), strconv.Itoa(dp))
+	if code != 0 || deniedN.Load() != 0 {
+		t.Errorf("exit %d, %d connection(s) to the port not allowed", code, deniedN.Load())
+	}
+}
