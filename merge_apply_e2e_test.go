@@ -186,8 +186,8 @@ func TestShardMergeApplyRefusals(t *testing.T) {
 	}
 	rep := e.report(out)
 	for _, h := range rep.Hypotheses {
-		if h.Name == "all" && len(h.JudgeEdits) != 0 {
-			t.Errorf("the record keeps the forged judge_edits %v (the split is made here)", h.JudgeEdits)
+		if h.Name == "all" && (len(h.JudgeEdits) != 0 || fmt.Sprint(h.Files) != "[calc.go]" || strings.Contains(h.Diff, "evil")) {
+			t.Errorf("the record keeps the forged judge_edits %v, files %v or diff %q (made here from the spec)", h.JudgeEdits, h.Files, h.Diff)
 		}
 	}
 }

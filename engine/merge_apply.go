@@ -115,3 +115,11 @@ func gitErr(err error) string {
 	}
 	return err.Error()
 }
+
+// HypDiff is what a run's result says of h's edits against orig (diff,
+// capped as a report's; files; deleted): `shadow merge --apply` records
+// these from the spec resolved here, not a shard report's.
+func HypDiff(h Hypothesis, orig map[string]FileState) (diff string, files, deleted []string) {
+	r := newResult(h, orig, "")
+	return r.Diff, r.Files, r.Deleted
+}

@@ -102,9 +102,17 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 	rep.Workspace, rep.Subdir = ws, subdir
 	rep.Applied, rep.ApplyError = []string{}, ""
 	rep.Hypotheses = make([]*engine.Result, len(merged.Hypotheses))
+	byName := map[string]engine.Hypothesis{}
+	for _, h := range hyps {
+		byName[h.Name] = h
+	}
 	for i, r := range merged.Hypotheses {
 		c := *r
+		// What the record says of each hypothesis's edits is the spec's, as
+		// resolved here: a shard report's diff, files and judge_edits are
+		// not what shadow apply, show or watch of this record will use.
 		c.JudgeEdits = append([]string{}, judge[r.Name]...)
+		c.Diff, c.Files, c.Deleted = engine.HypDiff(byName[r.Name], orig)
 		rep.Hypotheses[i] = &c
 	}
 	now := time.Now()
