@@ -29,6 +29,7 @@ usage:
   shadow apply RUN/HYP [-C DIR] [--dry-run] [--force]  write a recorded hypothesis into the
                                             checkout (one that did not pass: --force)
   shadow merge REPORT... [--json]           join the reports of a run's shards (--shard K/N)
+                                            (--apply --spec SPEC: and write the winner, recorded as a run)
   shadow slurm script [--shards N] [--out DIR] SPEC -- COMMAND...  a Slurm job array of the shards
   shadow init [FILE] [--from-patches DIR|--from-worktrees]  a starter spec with its JSON Schema
   shadow demo [--headless|--json|--events]  built-in example, run end to end
