@@ -65,47 +65,73 @@ func CommitOriginals(ws, commit string, hyps []Hypothesis) (map[string]FileState
 	if len(paths) == 0 {
 		return out, nil
 	}
-	// --literal-pathspecs: a path is a path, never a glob (git(1)).
-	args := append(append([]string{"--literal-pathspecs"}, safeGitConfig()...), "-C", ws, "ls-tree", "-z", commit, "--")
-	lt, err := fsutil.Command("git", append(args, paths...)...).Output()
-	if err != nil {
-		return nil, fmt.Errorf("git ls-tree %s in %s: %v", commit, ws, gitErr(err))
-	}
-	for _, rec := range bytes.Split(lt, []byte{0}) {
-		meta, p, ok := strings.Cut(string(rec), "\t")
-		if !ok {
-			continue
+	// --literal-pathspecs: a path is a path, never a glob (git(1)). One
+	// ls-tree for every path; a directory whose files are asked for too is
+	// listed through them, not as an entry, so a path the first answer
+	// leaves out is asked alone (a new file's answer is empty).
+	found := map[string]bool{}
+	lsTree := func(ps []string) error {
+		args := append(append([]string{"--literal-pathspecs"}, safeGitConfig()...), "-C", ws, "ls-tree", "-z", commit, "--")
+		lt, err := fsutil.Command("git", append(args, ps...)...).Output()
+		if err != nil {
+			return fmt.Errorf("git ls-tree %s in %s: %v", commit, ws, gitErr(err))
 		}
-		f := strings.Fields(meta) // MODE TYPE OBJECT
-		if len(f) != 3 || !seen[p] {
-			continue
-		}
-		mode, _ := strconv.ParseUint(f[0], 8, 32)
-		st := FileState{Exists: true}
-		switch f[1] {
-		case "tree":
-			st.Dir, st.Mode = true, 0o755
-		case "blob":
-			b, err := fsutil.Command("git", append(safeGitConfig(), "-C", ws, "cat-file", "blob", f[2])...).Output()
+		for _, rec := range bytes.Split(lt, []byte{0}) {
+			meta, p, ok := strings.Cut(string(rec), "\t")
+			f := strings.Fields(meta) // MODE TYPE OBJECT
+			if !ok || len(f) != 3 || !seen[p] || found[p] {
+				continue
+			}
+			st, err := commitState(ws, commit, p, f[0], f[1], f[2])
 			if err != nil {
-				return nil, fmt.Errorf("git cat-file %s (%s at %s): %v", f[2], p, commit, gitErr(err))
+				return err
 			}
-			st.Content = b
-			if mode == 0o120000 {
-				st.Link, st.Mode = true, 0o777
-			} else {
-				st.Mode = os.FileMode(mode).Perm()
-				if fi, err := os.Lstat(filepath.Join(ws, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() &&
-					(fi.Mode().Perm()&0o111 != 0) == (st.Mode&0o111 != 0) {
-					st.Mode = fi.Mode().Perm()
-				}
-			}
-		default: // a submodule (commit): nothing a hypothesis may write
-			st.Dir = true
+			found[p], out[p] = true, st
 		}
-		out[p] = st
+		return nil
+	}
+	if err := lsTree(paths); err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		if !found[p] {
+			if err := lsTree([]string{p}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
+}
+
+// commitState is one ls-tree entry's FileState: a blob's bytes (a
+// symlink's target), a tree as a directory; the permission bits git does
+// not keep are the checkout's where it has that path (see CommitOriginals).
+func commitState(ws, commit, p, modeText, typ, object string) (FileState, error) {
+	mode, _ := strconv.ParseUint(modeText, 8, 32)
+	local, lerr := os.Lstat(filepath.Join(ws, filepath.FromSlash(p)))
+	st := FileState{Exists: true}
+	switch typ {
+	case "blob":
+		b, err := fsutil.Command("git", append(safeGitConfig(), "-C", ws, "cat-file", "blob", object)...).Output()
+		if err != nil {
+			return st, fmt.Errorf("git cat-file %s (%s at %s): %v", object, p, commit, gitErr(err))
+		}
+		st.Content = b
+		if mode == 0o120000 {
+			st.Link, st.Mode = true, 0o777
+			break
+		}
+		st.Mode = os.FileMode(mode).Perm()
+		if lerr == nil && local.Mode().IsRegular() && (local.Mode().Perm()&0o111 != 0) == (st.Mode&0o111 != 0) {
+			st.Mode = local.Mode().Perm()
+		}
+	default: // a tree, or a submodule's commit: a directory
+		st.Dir, st.Mode = true, 0o755
+		if lerr == nil && local.IsDir() {
+			st.Mode = local.Mode().Perm()
+		}
+	}
+	return st, nil
 }
 
 func gitErr(err error) string {
