@@ -88,6 +88,10 @@ func TestShardMergeApply(t *testing.T) {
 	if state != snap.StateFinished || len(kinds) < 3 || kinds[0] != engine.KindRunStarted || kinds[len(kinds)-1] != engine.KindRunFinished {
 		t.Errorf("followed the merge's record: state %q, events %v", state, kinds)
 	}
+	out, stderr, code = e.shadow("show", "-C", e.ws, rep.Run)
+	if code != 0 || !strings.Contains(out, "winner: all") || strings.Contains(out+stderr, "WARNING") {
+		t.Errorf("shadow show RUN: exit %d\n%s\n%s", code, out, stderr)
+	}
 	out, stderr, code = e.shadow("show", "-C", e.ws, rep.Run+"/all")
 	if code != 0 || !strings.Contains(out, "+func A() int { return 1 }") || strings.Contains(out+stderr, "WARNING") {
 		t.Errorf("shadow show RUN/all: exit %d\n%s\n%s", code, out, stderr)
