@@ -167,3 +167,34 @@ func BenchmarkMergeShards(b *testing.B) {
 		})
 	}
 }
+
+// With --confirm, a shard reruns its own leader; when another shard's
+// reproduction puts that leader below an untried candidate of the same
+// shard, the unsharded run would have rerun the untried one first: the
+// merge names no winner rather than one the reruns did not decide, and
+// says why.
+func TestMergeCrossUnconfirmedLeader(t *testing.T) {
+	in := shardPair("fail", "fail")
+	a, b := in[0].Hypotheses[0], in[1].Hypotheses[0]
+	a.Runs, a.Passes, a.RankKey.Confirmed = 2, 2, true
+	// b's shard confirmed b; a second candidate there, c, bigger, untried
+	// by its shard, passes a's reproduction and leads once b fails it.
+	b.Runs, b.Passes, b.RankKey.Confirmed = 2, 2, true
+	b.RankKey.Lines = 1
+	c := &Result{Name: "c", Status: StatusPassed, Runs: 1, Passes: 1, RankKey: &RankKey{Tier: tierPassed, Passed: 3, Lines: 3, TestOutcomes: "same", Outcomes: outcomesDigest("same", nil)}}
+	in[1].Hypotheses = append(in[1].Hypotheses, c)
+	in[1].Shard.Cross.Targets["c"] = map[string]map[string]string{"a": {"a_test.go::TestX": "pass"}}
+	for _, r := range in {
+		r.Shard.Hypotheses = []string{"baseline", "a", "b", "c"}
+	}
+	m, err := MergeShards(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Hypotheses[0].Name != "c" || m.Winner != nil {
+		t.Fatalf("first %s, winner %v: c leads untried, so no winner", m.Hypotheses[0].Name, m.Winner)
+	}
+	if len(m.MergeNotes) != 1 || !strings.Contains(m.MergeNotes[0], "c leads the merge but its shard did not rerun it") {
+		t.Errorf("notes %q", m.MergeNotes)
+	}
+}

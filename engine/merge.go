@@ -170,7 +170,7 @@ func MergeShards(reps []*Report, names []string) (*Report, error) {
 		a, b := results[i], results[j]
 		return a.RankKey.less(b.RankKey, order[a.Name], order[b.Name])
 	})
-	confirmRun := false
+	confirmRun, unconfirmed := false, false
 	for _, r := range results {
 		confirmRun = confirmRun || r.Runs > 1
 	}
@@ -190,10 +190,20 @@ func MergeShards(reps []*Report, names []string) (*Report, error) {
 				}
 			}
 		}
-		if out.Winner == nil && r.RankKey.Tier == tierPassed && r.Status == StatusPassed &&
-			(!confirmRun || r.RankKey.Confirmed) && !out.Cancelled && out.Error == "" {
-			name := r.Name
-			out.Winner = &name
+		if out.Winner == nil && !unconfirmed && r.RankKey.Tier == tierPassed && r.Status == StatusPassed &&
+			!out.Cancelled && out.Error == "" {
+			switch {
+			case !confirmRun || r.RankKey.Confirmed:
+				name := r.Name
+				out.Winner = &name
+			case r.Runs <= 1:
+				// The unsharded run would rerun this leader first; its
+				// shard reran its own, which another shard's reproduction
+				// put below it (the merged cross phase): no winner is
+				// named that the reruns did not confirm.
+				unconfirmed = true
+				out.MergeNotes = append(out.MergeNotes, fmt.Sprintf("confirm: %s leads the merge but its shard did not rerun it (--confirm reran the shard's own leader, which other shards' reproductions rank lower): no winner; run %s again with --confirm, unsharded or in a shard of its own", r.Name, r.Name))
+			}
 		}
 	}
 	out.Hypotheses = results
