@@ -85,7 +85,7 @@ func startCluster(t *testing.T) *cluster {
 		"--initial-advertise-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", peerPort),
 		"--initial-cluster", fmt.Sprintf("default=http://127.0.0.1:%d", peerPort))
 
-	daemon(t, dir, "kube-apiserver", apiserverBin,
+	apiDone := daemon(t, dir, "kube-apiserver", apiserverBin,
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", fmt.Sprint(apiPort), "--cert-dir", filepath.Join(dir, "apiserver-certs"),
@@ -97,12 +97,14 @@ func startCluster(t *testing.T) *cluster {
 		"--authorization-mode", "Node,RBAC",
 		// No service account controller runs: pods go without one.
 		"--disable-admission-plugins", "ServiceAccount",
-		"--allow-privileged=true")
+		"--allow-privileged=true",
+		// 127.0.0.1 is loopback: no kubernetes Service endpoints for it.
+		"--endpoint-reconciler-type=none")
 
 	server := fmt.Sprintf("https://127.0.0.1:%d", apiPort)
 	c.kubeconfig = pki.kubeconfig(t, "admin", server, "shadow-admin", "system:masters")
 	c.nobody = pki.kubeconfig(t, "nobody", server, "shadow-nobody", "")
-	waitReady(t, server, pki)
+	waitReady(t, server, pki, apiDone)
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
 	if err != nil {
@@ -122,7 +124,7 @@ func startCluster(t *testing.T) *cluster {
 
 // daemon starts a server for the test's life, its output in DIR/NAME.log
 // (printed when the test fails).
-func daemon(t *testing.T, dir, name, bin string, args ...string) {
+func daemon(t *testing.T, dir, name, bin string, args ...string) <-chan struct{} {
 	t.Helper()
 	logPath := filepath.Join(dir, name+".log")
 	log, err := os.Create(logPath)
@@ -153,9 +155,10 @@ func daemon(t *testing.T, dir, name, bin string, args ...string) {
 			t.Logf("--- %s (last lines)\n%s", name, b)
 		}
 	})
+	return done
 }
 
-func waitReady(t *testing.T, server string, p *pki) {
+func waitReady(t *testing.T, server string, p *pki, died <-chan struct{}) {
 	t.Helper()
 	cert, err := tls.LoadX509KeyPair(p.dir+"/admin.crt", p.dir+"/admin.key")
 	if err != nil {
@@ -168,6 +171,11 @@ func waitReady(t *testing.T, server string, p *pki) {
 	deadline := time.Now().Add(3 * time.Minute)
 	var last string
 	for time.Now().Before(deadline) {
+		select {
+		case <-died:
+			t.Fatal("kube-apiserver exited (its log follows)")
+		default:
+		}
 		resp, err := hc.Get(server + "/readyz")
 		if err == nil {
 			resp.Body.Close()
