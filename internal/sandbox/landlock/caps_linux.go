@@ -41,10 +41,8 @@ func dropCaps() error {
 		return nil
 	}
 	setpcap := data[0].Effective&(1<<unix.CAP_SETPCAP) != 0
-	for c := 0; c <= lastCap(); c++ {
-		if !setpcap {
-			break
-		}
+	last := lastCap()
+	for c := 0; setpcap && c <= last; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
 			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
 		}

@@ -34,76 +34,129 @@ func (s Sealed) String() string {
 }
 
 // ForkExecSealed starts path (argv) as syscall.ForkExec does, sealed by
-// p: from a thread of its own that applies p to itself (no_new_privs,
-// landlock_restrict_self act on the calling thread; landlock(7)) and
-// forks, so the command inherits the domain, and that thread then ends
-// (a goroutine that exits locked takes its thread with it, and the Go
-// runtime never clones a new thread from a locked one). No thread of the
-// caller stays in the command's domain: the command can neither signal
-// nor ptrace the process helper, only its own domain. Since the forking
-// thread ends at once, attr must not ask for Pdeathsig (it would fire).
-// Below ABI 9 the same thread also takes the socket guard's seccomp
-// filter, and the guard then answers the command's socket calls from a
-// goroutine of the caller until the command's last process is gone
-// (sockguard_linux.go).
-// Without Landlock, or when p cannot be applied, it returns
-// *ErrUnsealed unless p.Required, then the error itself; nothing started.
+// p: Prepare, then the Sealer's ForkExec.
 func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr) (pid int, sealed Sealed, err error) {
-	type result struct {
-		pid    int
-		sealed Sealed
-		guard  int
-		err    error
-	}
-	ch := make(chan result, 1)
+	return Prepare(p).ForkExec(path, argv, attr)
+}
+
+// A Sealer is a thread of its own, already sealed, waiting to fork one
+// command: Prepare starts it, so that the thread's creation, the
+// ruleset, the socket filter and the capabilities (about 1 ms on a
+// loaded machine, mostly the new thread) are paid while the process
+// helper waits for shadow's go-ahead, not after it.
+type Sealer struct {
+	p     Policy
+	ready chan prepared
+	fork  chan forkReq
+}
+
+type prepared struct {
+	sealed Sealed
+	guard  int
+	err    error
+}
+
+type forkReq struct {
+	path string
+	argv []string
+	attr *syscall.ProcAttr
+	done chan forked
+}
+
+type forked struct {
+	pid int
+	err error
+}
+
+// Prepare seals a thread of its own with p and has it wait for ForkExec:
+// no_new_privs and landlock_restrict_self act on the calling thread
+// (landlock(7)), so the command the thread forks inherits the domain,
+// and the thread then ends (a goroutine that exits locked takes its
+// thread with it, and the Go runtime never clones a new thread from a
+// locked one). No thread of the caller stays in the command's domain:
+// the command can neither signal nor ptrace the process helper, only its
+// own domain. Below ABI 9 the same thread takes the socket guard's
+// seccomp filter, and the guard answers the command's socket calls from
+// a goroutine of the caller until the command's last process is gone
+// (sockguard_linux.go). Last, the thread drops every capability
+// (caps_linux.go). A Sealer never used leaves its thread waiting; the
+// process helper, which seals one command, exits anyway.
+func Prepare(p Policy) *Sealer {
+	s := &Sealer{p: p, ready: make(chan prepared, 1), fork: make(chan forkReq)}
 	go func() {
 		// Never unlocked: the restricted thread must not run anything
 		// else, and ends with this goroutine.
 		runtime.LockOSThread()
-		abi, err := p.restrictThread()
-		if err != nil {
-			if !p.Required {
-				err = &ErrUnsealed{Why: err}
-			}
-			ch <- result{err: err, guard: -1}
-			return
-		}
-		r := result{sealed: Sealed{ABI: abi}, guard: -1}
-		if abi < resolveUnixABI && !guardOff {
-			fd, err := installSockFilter()
-			switch {
-			case errors.Is(err, unix.EBUSY):
-				// Shadow inside a sealed command: the outer guard, whose
-				// filter this thread carries, answers.
-			case err != nil:
-				r.sealed.Open = "pathname unix sockets reachable: " + err.Error()
-			default:
-				r.guard = fd
-			}
-		}
-		// Last, since the socket filter's seccomp(2) and the ruleset
-		// need nothing it drops (no_new_privs stands in for
-		// CAP_SYS_ADMIN).
-		if err := dropCaps(); err != nil {
-			r.err = err
-			if !p.Required {
-				r.err = &ErrUnsealed{Why: err}
-			}
-			ch <- r
-			return
-		}
-		r.pid, r.err = syscall.ForkExec(path, argv, attr)
-		ch <- r
-	}()
-	r := <-ch
-	if r.guard >= 0 {
+		r := s.seal()
+		s.ready <- r
 		if r.err != nil {
-			unix.Close(r.guard)
-		} else {
-			go newSockGuard(r.guard, p).serve()
+			return
+		}
+		req := <-s.fork
+		pid, err := syscall.ForkExec(req.path, req.argv, req.attr)
+		req.done <- forked{pid, err}
+	}()
+	return s
+}
+
+// seal applies the policy to the calling (locked) thread.
+func (s *Sealer) seal() prepared {
+	p := s.p
+	abi, err := p.restrictThread()
+	if err != nil {
+		if !p.Required {
+			err = &ErrUnsealed{Why: err}
+		}
+		return prepared{err: err, guard: -1}
+	}
+	r := prepared{sealed: Sealed{ABI: abi}, guard: -1}
+	if abi < resolveUnixABI && !guardOff {
+		fd, err := installSockFilter()
+		switch {
+		case errors.Is(err, unix.EBUSY):
+			// Shadow inside a sealed command: the outer guard, whose
+			// filter this thread carries, answers.
+		case err != nil:
+			r.sealed.Open = "pathname unix sockets reachable: " + err.Error()
+		default:
+			r.guard = fd
 		}
 	}
-	return r.pid, r.sealed, r.err
+	// Last, since the socket filter's seccomp(2) and the ruleset need
+	// nothing it drops (no_new_privs stands in for CAP_SYS_ADMIN).
+	if err := dropCaps(); err != nil {
+		if r.guard >= 0 {
+			unix.Close(r.guard)
+		}
+		if !p.Required {
+			err = &ErrUnsealed{Why: err}
+		}
+		return prepared{err: err, guard: -1}
+	}
+	return r
+}
+
+// ForkExec starts path (argv) as syscall.ForkExec does, from the sealed
+// thread. Since that thread ends at once, attr must not ask for
+// Pdeathsig (it would fire). Without Landlock, or when the policy could
+// not be applied, it returns *ErrUnsealed unless the policy is Required,
+// then the error itself; nothing started.
+func (s *Sealer) ForkExec(path string, argv []string, attr *syscall.ProcAttr) (int, Sealed, error) {
+	r := <-s.ready
+	if r.err != nil {
+		return 0, r.sealed, r.err
+	}
+	done := make(chan forked, 1)
+	s.fork <- forkReq{path, argv, attr, done}
+	f := <-done
+	if r.guard >= 0 {
+		if f.err != nil {
+			unix.Close(r.guard)
+		} else {
+			go newSockGuard(r.guard, s.p).serve()
+		}
+	}
+	return f.pid, r.sealed, f.err
 }
 
 // guardOff leaves the socket guard out (benchmarks compare the cost).

@@ -30,3 +30,12 @@ func (s Sealed) String() string { return Seal(s.ABI) }
 func ForkExecSealed(p Policy, path string, argv []string, attr *syscall.ProcAttr) (int, Sealed, error) {
 	return 0, Sealed{}, &ErrUnsealed{Why: errors.New("Landlock is a Linux security module")}
 }
+
+// Sealer: see the Linux file.
+type Sealer struct{}
+
+func Prepare(p Policy) *Sealer { return &Sealer{} }
+
+func (s *Sealer) ForkExec(path string, argv []string, attr *syscall.ProcAttr) (int, Sealed, error) {
+	return 0, Sealed{}, &ErrUnsealed{Why: errors.New("Landlock is a Linux security module")}
+}

@@ -110,6 +110,12 @@ func runHelper() int {
 		return 125
 	}
 	os.Unsetenv(helperEnv)
+	// The seal's thread is made and sealed now, while shadow records
+	// this helper and sends the go-ahead (landlock.Prepare).
+	var sealer *landlock.Sealer
+	if cfg.Seal != nil {
+		sealer = landlock.Prepare(*cfg.Seal)
+	}
 	// Orphans of the command are re-parented to the nearest subreaper
 	// ancestor instead of init (prctl(2) PR_SET_CHILD_SUBREAPER), so
 	// however they fork or setsid they stay below the helper, where
@@ -163,7 +169,7 @@ func runHelper() int {
 		sealedAttr := *attr
 		sealedAttr.Sys = sealedCommandAttr()
 		var sealed landlock.Sealed
-		pid, sealed, err = landlock.ForkExecSealed(*cfg.Seal, argv0, cfg.Argv, &sealedAttr)
+		pid, sealed, err = sealer.ForkExec(argv0, cfg.Argv, &sealedAttr)
 		var unsealed *landlock.ErrUnsealed
 		switch {
 		case errors.As(err, &unsealed):
