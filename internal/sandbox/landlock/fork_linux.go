@@ -57,9 +57,7 @@ type prepared struct {
 }
 
 type forkReq struct {
-	path string
-	argv []string
-	attr *syscall.ProcAttr
+	prep func() (string, []string, *syscall.ProcAttr, error)
 	done chan forked
 }
 
@@ -93,7 +91,12 @@ func Prepare(p Policy) *Sealer {
 			return
 		}
 		req := <-s.fork
-		pid, err := syscall.ForkExec(req.path, req.argv, req.attr)
+		path, argv, attr, err := req.prep()
+		if err != nil {
+			req.done <- forked{err: err}
+			return
+		}
+		pid, err := syscall.ForkExec(path, argv, attr)
 		req.done <- forked{pid, err}
 	}()
 	return s
@@ -142,12 +145,23 @@ func (s *Sealer) seal() prepared {
 // not be applied, it returns *ErrUnsealed unless the policy is Required,
 // then the error itself; nothing started.
 func (s *Sealer) ForkExec(path string, argv []string, attr *syscall.ProcAttr) (int, Sealed, error) {
+	return s.ForkExecWhen(func() (string, []string, *syscall.ProcAttr, error) { return path, argv, attr, nil })
+}
+
+// ForkExecWhen is ForkExec of what prep returns, prep run on the sealed
+// thread itself just before the fork: the process helper's wait for
+// shadow's go-ahead goes there, so that the command starts as soon as the
+// go-ahead comes, without a wake-up of another thread in between (on a
+// loaded machine each costs a scheduling delay). prep's error is returned
+// as it is, nothing started; prep does not run when the thread could not
+// be sealed (the error is then ForkExec's).
+func (s *Sealer) ForkExecWhen(prep func() (string, []string, *syscall.ProcAttr, error)) (int, Sealed, error) {
 	r := <-s.ready
 	if r.err != nil {
 		return 0, r.sealed, r.err
 	}
 	done := make(chan forked, 1)
-	s.fork <- forkReq{path, argv, attr, done}
+	s.fork <- forkReq{prep, done}
 	f := <-done
 	if r.guard >= 0 {
 		if f.err != nil {

@@ -39,3 +39,7 @@ func Prepare(p Policy) *Sealer { return &Sealer{} }
 func (s *Sealer) ForkExec(path string, argv []string, attr *syscall.ProcAttr) (int, Sealed, error) {
 	return 0, Sealed{}, &ErrUnsealed{Why: errors.New("Landlock is a Linux security module")}
 }
+
+func (s *Sealer) ForkExecWhen(prep func() (string, []string, *syscall.ProcAttr, error)) (int, Sealed, error) {
+	return 0, Sealed{}, &ErrUnsealed{Why: errors.New("Landlock is a Linux security module")}
+}

@@ -134,58 +134,79 @@ func runHelper() int {
 	// The go-ahead: shadow has recorded this helper (in-place mode's
 	// journal) where a replay after a crash finds it. A shadow that died
 	// before that closed the pipe without a byte: then nothing starts.
+	// prep waits for it and readies the command; a sealed command's runs
+	// on the seal's thread, which forks as soon as the byte comes.
 	unix.CloseOnExec(goFD)
 	goAhead := os.NewFile(goFD, "go")
-	var b [1]byte
-	if n, _ := goAhead.Read(b[:]); n != 1 {
-		report(Status{Stage: "start", Error: "shadow ended before the command started"})
-		return 125
+	errPrep := errors.New("not started")
+	var fail Status
+	failCode := 0
+	var devnull *os.File
+	prep := func(sys *syscall.SysProcAttr) func() (string, []string, *syscall.ProcAttr, error) {
+		return func() (string, []string, *syscall.ProcAttr, error) {
+			var b [1]byte
+			if n, _ := goAhead.Read(b[:]); n != 1 {
+				fail, failCode = Status{Stage: "start", Error: "shadow ended before the command started"}, 125
+				return "", nil, nil, errPrep
+			}
+			goAhead.Close()
+			argv0, err := fsutil.LookPath(cfg.Argv[0], os.Getenv("PATH"), cfg.Dir)
+			if err != nil {
+				fail, failCode = Status{Stage: "start command", Error: err.Error()}, 127
+				return "", nil, nil, errPrep
+			}
+			if devnull, err = os.Open(os.DevNull); err != nil {
+				fail, failCode = Status{Stage: "start command", Error: err.Error()}, 125
+				return "", nil, nil, errPrep
+			}
+			return argv0, cfg.Argv, &syscall.ProcAttr{
+				Dir: cfg.Dir, Env: os.Environ(),
+				Files: []uintptr{devnull.Fd(), os.Stdout.Fd(), os.Stderr.Fd()},
+				Sys:   sys,
+			}, nil
+		}
 	}
-	goAhead.Close()
-	argv0, err := fsutil.LookPath(cfg.Argv[0], os.Getenv("PATH"), cfg.Dir)
-	if err != nil {
-		report(Status{Stage: "start command", Error: err.Error()})
-		return 127
-	}
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		report(Status{Stage: "start command", Error: err.Error()})
-		return 125
+	forkExec := func(prep func() (string, []string, *syscall.ProcAttr, error)) (int, error) {
+		path, argv, attr, err := prep()
+		if err != nil {
+			return 0, err
+		}
+		return syscall.ForkExec(path, argv, attr)
 	}
 	// The seal: a thread of the helper restricts itself, forks the
-	// command and ends (landlock.ForkExecSealed), so the helper keeps no
+	// command and ends (landlock.Prepare), so the helper keeps no
 	// thread in the command's domain and the command can neither signal
 	// nor ptrace it. That thread's end would fire the command's
 	// PR_SET_PDEATHSIG, so a sealed command has none: shadow's death still
 	// reaches the helper (its own PDEATHSIG), which ends the tree.
-	attr := &syscall.ProcAttr{
-		Dir: cfg.Dir, Env: os.Environ(),
-		Files: []uintptr{devnull.Fd(), os.Stdout.Fd(), os.Stderr.Fd()},
-		Sys:   commandAttr(),
-	}
 	var seal Status
 	var pid int
-	if cfg.Seal != nil {
-		sealedAttr := *attr
-		sealedAttr.Sys = sealedCommandAttr()
+	var err error
+	if sealer != nil {
 		var sealed landlock.Sealed
-		pid, sealed, err = sealer.ForkExec(argv0, cfg.Argv, &sealedAttr)
+		pid, sealed, err = sealer.ForkExecWhen(prep(sealedCommandAttr()))
 		var unsealed *landlock.ErrUnsealed
 		switch {
+		case errors.Is(err, errPrep):
 		case errors.As(err, &unsealed):
 			seal.SealWhy = unsealed.Why.Error()
-			pid, err = syscall.ForkExec(argv0, cfg.Argv, attr)
+			pid, err = forkExec(prep(commandAttr()))
 		case err != nil && pid == 0 && cfg.Seal.Required && sealed.ABI == 0:
-			devnull.Close()
 			report(Status{Stage: "seal", Error: "--require-seal: " + err.Error()})
 			return 125
 		case err == nil:
 			seal.Seal = sealed.String()
 		}
 	} else {
-		pid, err = syscall.ForkExec(argv0, cfg.Argv, attr)
+		pid, err = forkExec(prep(commandAttr()))
 	}
-	devnull.Close()
+	if devnull != nil {
+		devnull.Close()
+	}
+	if errors.Is(err, errPrep) {
+		report(fail)
+		return failCode
+	}
 	if err != nil {
 		// The error may be false (an errno read from a pipe something
 		// else wrote) while the command runs: whatever started below the
