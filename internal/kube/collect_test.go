@@ -120,6 +120,7 @@ func pod(name string, index int, phase corev1.PodPhase, exit int32, msg string) 
 func eventLog(index int) string {
 	return "shadow: a progress line on stderr\n" +
 		`{"schema":"shadow.event/v1","seq":1,"kind":"run_started"}` + "\n" +
+		`{"schema":"shadow.event/v1","seq":2,"kind":"hyp_finished","hyp":"fix","result":{"name":"fix","status":"passed"}}` + "\n" +
 		fmt.Sprintf(`{"schema":"shadow.event/v1","seq":2,"kind":"run_finished","report":{"schema":"shadow.report/v1","workspace":"/w%d"}}`, index) + "\n"
 }
 
@@ -205,6 +206,15 @@ func TestCollectWaitsForTheJob(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if !strings.Contains(progress.String(), "shard 0: fix passed") {
+		t.Errorf("the running pod's log was not followed: progress %q", progress.String())
+	}
+	f.mu.Lock()
+	followed := strings.Join(f.logReqs, " ")
+	f.mu.Unlock()
+	if !strings.Contains(followed, "follow=true") {
+		t.Errorf("log requests %s: none follows", followed)
+	}
 	if !strings.Contains(progress.String(), "shard 0 of 1 collected (pod j-0-a)") {
 		t.Errorf("progress %q", progress.String())
 	}
@@ -213,3 +223,93 @@ func TestCollectWaitsForTheJob(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// apply's fake: records the calls; jobCreate decides the Job's fate.
+type applyAPI struct {
+	mu        sync.Mutex
+	calls     []string
+	cm        *corev1.ConfigMap
+	jobStatus int
+}
+
+func (f *applyAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, r.Method+" "+r.URL.Path)
+	w.Header().Set("Content-Type", "application/json")
+	fail := func(code int, reason metav1.StatusReason, details *metav1.StatusDetails) {
+		w.WriteHeader(code)
+		json.NewEncoder(w).Encode(metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: "Failure", Code: int32(code), Reason: reason, Message: string(reason), Details: details})
+	}
+	switch {
+	case r.Method == "POST" && r.URL.Path == "/api/v1/namespaces/ns/configmaps":
+		var cm corev1.ConfigMap
+		json.NewDecoder(r.Body).Decode(&cm)
+		f.cm = &cm
+		w.WriteHeader(201)
+		json.NewEncoder(w).Encode(cm)
+	case r.Method == "POST" && r.URL.Path == "/apis/batch/v1/namespaces/ns/jobs":
+		if f.jobStatus != 0 {
+			fail(f.jobStatus, metav1.StatusReasonForbidden, &metav1.StatusDetails{Kind: "jobs", Group: "batch"})
+			return
+		}
+		var j batchv1.Job
+		json.NewDecoder(r.Body).Decode(&j)
+		j.UID = "job-uid"
+		w.WriteHeader(201)
+		json.NewEncoder(w).Encode(j)
+	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/ns/configmaps/"):
+		json.NewEncoder(w).Encode(f.cm)
+	case r.Method == "PUT" && strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/ns/configmaps/"):
+		var cm corev1.ConfigMap
+		json.NewDecoder(r.Body).Decode(&cm)
+		f.cm = &cm
+		json.NewEncoder(w).Encode(cm)
+	case r.Method == "DELETE":
+		f.cm = nil
+		json.NewEncoder(w).Encode(metav1.Status{Status: "Success"})
+	default:
+		fail(404, metav1.StatusReasonNotFound, nil)
+	}
+}
+
+func applyCluster(t *testing.T, f http.Handler) *Client {
+	t.Helper()
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	os.WriteFile(kc, []byte(fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: %q}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n", srv.URL)), 0o600)
+	c, err := Connect(kc, "", "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The ConfigMap first, then the Job, then the Job made its owner; a Job
+// the API refuses takes its ConfigMap back.
+func TestApplyOrderAndOwner(t *testing.T) {
+	f := &applyAPI{}
+	c := applyCluster(t, f)
+	if err := c.Apply(context.Background(), opts()); err != nil {
+		t.Fatal(err)
+	}
+	want := "POST /api/v1/namespaces/ns/configmaps POST /apis/batch/v1/namespaces/ns/jobs GET /api/v1/namespaces/ns/configmaps/shadow-x-spec PUT /api/v1/namespaces/ns/configmaps/shadow-x-spec"
+	if got := strings.Join(f.calls, " "); got != want {
+		t.Errorf("calls\n %s\nwant\n %s", got, want)
+	}
+	if f.cm == nil || len(f.cm.OwnerReferences) != 1 || f.cm.OwnerReferences[0].UID != "job-uid" || f.cm.OwnerReferences[0].Kind != "Job" {
+		t.Errorf("configmap owner %+v", f.cm)
+	}
+
+	f = &applyAPI{jobStatus: 403}
+	c = applyCluster(t, f)
+	err := c.Apply(context.Background(), opts())
+	var re *run.Error
+	if !errors.As(err, &re) || re.Code != 3 || !strings.Contains(re.Fix, "RBAC") {
+		t.Errorf("forbidden job: %v", err)
+	}
+	if f.cm != nil || !strings.Contains(strings.Join(f.calls, " "), "DELETE /api/v1/namespaces/ns/configmaps/shadow-x-spec") {
+		t.Errorf("the ConfigMap stays after the Job was refused: %v", f.calls)
+	}
+}
