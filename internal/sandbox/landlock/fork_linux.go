@@ -114,7 +114,10 @@ func (s *Sealer) seal() prepared {
 	}
 	r := prepared{sealed: Sealed{ABI: abi}, guard: -1}
 	if abi < resolveUnixABI && !guardOff {
-		fd, err := installSockFilter()
+		fd, err := -1, guardUsable()
+		if err == nil {
+			fd, err = installSockFilter()
+		}
 		switch {
 		case errors.Is(err, unix.EBUSY):
 			// Shadow inside a sealed command: the outer guard, whose
