@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/kube"
 	"github.com/shadow-dev/shadow/internal/run"
 )
@@ -150,6 +151,12 @@ retried without counting. Then: shadow kube collect NAME. docs/kube.md.`,
 			}
 			if err := o.Check(); err != nil {
 				return usage("kube job: %v", err)
+			}
+			// The nodes' mirrors hold commits: what is not committed here
+			// is not what the pods run (each shard's report names the
+			// commit it ran on, and the merge refuses a mix of them).
+			if dirty, _ := fsutil.Command("git", "-C", ws, "status", "--porcelain", "--untracked-files=no").Output(); len(strings.TrimSpace(string(dirty))) > 0 {
+				fmt.Fprintf(s.Err, "shadow: notice: %s has uncommitted changes; the pods run the nodes' mirror of its commit, without them\n", ws)
 			}
 			if !apply {
 				return kube.WriteYAML(s.Out, o)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,5 +76,22 @@ func TestKubeJobRefusals(t *testing.T) {
 	}
 	if _, _, err := execCLI("", "kube", "collect"); code(err) != 2 {
 		t.Errorf("collect without a Job: %v", err)
+	}
+}
+
+func TestKubeJobSaysUncommittedChangesStayHere(t *testing.T) {
+	ws := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "i"}} {
+		if out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput(); err != nil {
+			t.Skipf("git: %v %s", err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(ws, "a.go"), []byte("package a\n"), 0o644)
+	exec.Command("git", "-C", ws, "add", "a.go").Run()
+	spec := filepath.Join(t.TempDir(), "spec.json")
+	os.WriteFile(spec, []byte(`{"hypotheses":[{"name":"a"}]}`), 0o644)
+	_, errb, err := execCLI("", "kube", "job", "--image", "i", "-C", ws, spec, "--", "true")
+	if err != nil || !strings.Contains(errb, "uncommitted changes") {
+		t.Errorf("%v: stderr %q", err, errb)
 	}
 }
