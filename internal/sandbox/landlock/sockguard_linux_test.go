@@ -35,6 +35,8 @@ func TestMain(m *testing.M) {
 		os.Exit(connectChild(os.Args[1], os.Args[2], os.Args[3]))
 	case "signals":
 		os.Exit(signalsChild())
+	case "nogetfd":
+		os.Exit(noGetfdChild())
 	}
 	os.Exit(m.Run())
 }
@@ -461,4 +463,58 @@ for blocking in (True, False):
 	if code != 0 || deniedN.Load() != 0 {
 		t.Errorf("exit %d, %d connection(s) to the port not allowed", code, deniedN.Load())
 	}
+}
+
+// TestSockGuardWithoutPidfdGetfd: where a seccomp profile refuses
+// pidfd_getfd(2) the guard cannot perform a call, so it is left out
+// rather than refuse every connect: the command's own sockets and TCP
+// keep working, and the seal says pathname sockets stay reachable.
+func TestSockGuardWithoutPidfdGetfd(t *testing.T) {
+	needGuard(t)
+	exe, _ := os.Executable()
+	c := exec.Command(exe, t.TempDir())
+	c.Env = append(os.Environ(), childEnv+"=nogetfd")
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "landlock abi ") || !strings.Contains(string(out), "pathname unix sockets reachable: pidfd_getfd") {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// noGetfdChild refuses pidfd_getfd to every thread of this process
+// (EPERM, as a profile without it answers), then seals a command that
+// connects to a socket of its own, and prints the seal.
+func noGetfdChild() int {
+	runtime.LockOSThread()
+	var a asm
+	a.ld(0)
+	a.jeq(unix.SYS_PIDFD_GETFD, "deny", "")
+	a.ret(unix.SECCOMP_RET_ALLOW)
+	a.label("deny")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	prog, err := a.assemble()
+	if err != nil {
+		return 2
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return 2
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); e != 0 {
+		return 2
+	}
+	w := os.Args[1]
+	script := "import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1] + '/own.sock')\ns.listen(1)\nsocket.socket(socket.AF_UNIX).connect(sys.argv[1] + '/own.sock')\n"
+	pid, sealed, err := ForkExecSealed(Policy{Write: []string{w}, Devices: DefaultDevices}, "/usr/bin/env", []string{"env", "python3", "-c", script, w},
+		&syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil || ws.ExitStatus() != 0 {
+		fmt.Println("the command's own socket: exit", ws.ExitStatus())
+		return 1
+	}
+	fmt.Println(sealed.String())
+	return 0
 }
