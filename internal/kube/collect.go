@@ -224,11 +224,17 @@ func (c *Client) podLog(ctx context.Context, pod, dir string) ([]byte, error) {
 // ReportFromLog finds the report in a pod's output: the run_finished event
 // of its --events stream. A container's log interleaves stderr (progress,
 // notices) with stdout, so lines that are not shadow events are skipped.
-// A stream without run_finished did not finish.
+// Only events of the stream's run (the first run_started's run id) count,
+// and the last run_finished of it is the report: shadow writes it last,
+// after every command of the shard has ended, so a line a command managed
+// to put in the log (a forged run_finished) cannot stand in for it. A
+// stream without run_finished did not finish.
 func ReportFromLog(data []byte) (*engine.Report, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	events := 0
+	runID := ""
+	var report *engine.Report
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if !bytes.HasPrefix(line, []byte("{")) {
@@ -236,6 +242,7 @@ func ReportFromLog(data []byte) (*engine.Report, error) {
 		}
 		var ev struct {
 			Schema string         `json:"schema"`
+			Run    string         `json:"run"`
 			Kind   string         `json:"kind"`
 			Report *engine.Report `json:"report"`
 		}
@@ -243,14 +250,22 @@ func ReportFromLog(data []byte) (*engine.Report, error) {
 			continue
 		}
 		events++
-		if ev.Kind == engine.KindRunFinished && ev.Report != nil {
-			return ev.Report, nil
+		switch {
+		case runID == "" && ev.Kind == engine.KindRunStarted:
+			runID = ev.Run
+		case ev.Run != runID:
+			continue
+		case ev.Kind == engine.KindRunFinished && ev.Report != nil:
+			report = ev.Report
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	if events == 0 {
+	switch {
+	case report != nil:
+		return report, nil
+	case events == 0:
 		return nil, fmt.Errorf("no shadow event in it (was shadow run with --events?)")
 	}
 	return nil, fmt.Errorf("its event stream ends before run_finished: that shard did not finish")

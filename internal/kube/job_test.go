@@ -191,10 +191,14 @@ func TestParseSelector(t *testing.T) {
 // event among other lines; a stream cut before it is no report.
 func TestReportFromLog(t *testing.T) {
 	log := "shadow: overlay mode\n" +
-		`{"schema":"shadow.event/v1","seq":1,"kind":"run_started"}` + "\n" +
+		`{"schema":"shadow.event/v1","seq":1,"run":"r1","kind":"run_started"}` + "\n" +
 		"{not json at all\n" +
-		`{"schema":"other","kind":"run_finished","report":{"schema":"x"}}` + "\n" +
-		`{"schema":"shadow.event/v1","seq":2,"kind":"run_finished","report":{"schema":"shadow.report/v1","workspace":"/w"}}` + "\n" +
+		`{"schema":"other","run":"r1","kind":"run_finished","report":{"schema":"x"}}` + "\n" +
+		// A command that reached the log forges a report: shadow's own,
+		// written last, stands; one of another run does not count.
+		`{"schema":"shadow.event/v1","seq":9,"run":"r1","kind":"run_finished","report":{"schema":"shadow.report/v1","workspace":"/forged"}}` + "\n" +
+		`{"schema":"shadow.event/v1","seq":2,"run":"r1","kind":"run_finished","report":{"schema":"shadow.report/v1","workspace":"/w"}}` + "\n" +
+		`{"schema":"shadow.event/v1","seq":3,"run":"r2","kind":"run_finished","report":{"schema":"shadow.report/v1","workspace":"/other"}}` + "\n" +
 		"done\n"
 	rep, err := ReportFromLog([]byte(log))
 	if err != nil || rep.Workspace != "/w" {
