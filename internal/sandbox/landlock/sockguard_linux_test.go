@@ -518,3 +518,46 @@ func noGetfdChild() int {
 	fmt.Println(sealed.String())
 	return 0
 }
+
+// nodeIPC is a Node.js program using what test runners do: a server on a
+// unix socket in TMPDIR, and a forked worker over child_process's IPC
+// channel that is sent a socket handle (sendmsg with SCM_RIGHTS).
+const nodeIPC = `
+const net = require('net'), cp = require('child_process'), path = require('path');
+if (process.argv[2] === 'child') {
+  process.on('message', (m, sock) => { sock.end('from-child:' + m); process.disconnect(); });
+  return;
+}
+const p = path.join(process.env.TMPDIR, 'node.sock');
+const server = net.createServer(c => {
+  const child = cp.fork(__filename, ['child']);
+  child.send('hi', c);
+});
+server.listen(p, () => {
+  const c = net.connect(p);
+  let got = '';
+  c.on('data', d => got += d);
+  c.on('end', () => { server.close(); console.log(got); process.exit(got === 'from-child:hi' ? 0 : 1); });
+  c.on('error', e => { console.log('error', e.message); process.exit(2); });
+});
+`
+
+// TestSockGuardNodeIPC: a sealed Node.js program serves a unix socket in
+// its TMPDIR and hands a connection to a forked worker (jest's and
+// vitest's workers use the same IPC channel).
+func TestSockGuardNodeIPC(t *testing.T) {
+	needGuard(t)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("needs node")
+	}
+	w := t.TempDir()
+	script := filepath.Join(w, "ipc.js")
+	if err := os.WriteFile(script, []byte(nodeIPC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code := run(t, Policy{Write: []string{w}, Devices: DefaultDevices}, "/usr/bin/env", "TMPDIR="+w, node, script)
+	if code != 0 {
+		t.Errorf("node: exit %d", code)
+	}
+}
