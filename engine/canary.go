@@ -366,9 +366,26 @@ func testDirs(root string, isTest func(string) bool, max int) []string {
 
 var goPackageClause = regexp.MustCompile(`(?m)^package\s+(\w+)`)
 
-// goTestPackage is the package name of a directory's test files (an
-// external X_test package's too), or "".
+// goTestPackage is the name of the external test package (X_test) of a
+// directory's tests, or "": the canary goes there, never into package X
+// itself. A file added to X would change X's test variant, which the go
+// command then compiles and vets again in every hypothesis of every run
+// (the token differs each run, and a hypothesis's build cache writes go
+// to its own $HOME layer): on go-cmp that doubled the CPU of a whole
+// `go test ./...`. Added to X_test it recompiles X_test and the test
+// main only ("go help test": files whose package ends in _test are a
+// separate package, compiled and linked with the main test binary; the
+// go command requires the name to be X's plus _test).
 func goTestPackage(dir string) string {
+	name := goTestClause(dir)
+	if name == "" || strings.HasSuffix(name, "_test") {
+		return name
+	}
+	return name + "_test"
+}
+
+// goTestClause is the package clause of the first test file in dir.
+func goTestClause(dir string) string {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		if !isGoTest(e.Name()) {

@@ -48,7 +48,8 @@ func TestCanaryRunnerFromCommand(t *testing.T) {
 	}
 }
 
-// go: one test file per package directory with tests, in its package;
+// go: one test file per package directory with tests, in its external
+// test package (X_test: X's own test variant stays as the cache has it);
 // python: one TestCase file beside the shallowest test file; the
 // hypothesis itself is never changed, and its own version of a path wins.
 func TestCanaryPlantsPerRunner(t *testing.T) {
@@ -62,7 +63,7 @@ func TestCanaryPlantsPerRunner(t *testing.T) {
 	}
 	for _, f := range p.files {
 		dir := filepath.Dir(f.Path)
-		if (dir != "a" || !strings.HasPrefix(string(f.Content), "package a_test\n")) && (dir != "b/c" || !strings.HasPrefix(string(f.Content), "package c\n")) {
+		if (dir != "a" || !strings.HasPrefix(string(f.Content), "package a_test\n")) && (dir != "b/c" || !strings.HasPrefix(string(f.Content), "package c_test\n")) {
 			t.Errorf("%s:\n%s", f.Path, f.Content)
 		}
 		if !strings.Contains(f.Path, p.token) || !strings.HasSuffix(f.Path, "_test.go") {
