@@ -61,7 +61,7 @@ func (g *sockGuard) sendto(id uint64, t target, fd int, buf uintptr, n, flags in
 	if errno != 0 {
 		return 0, errno
 	}
-	data, errno := read(t, buf, min(n, maxData))
+	data, errno := read(t, buf, clampLen(n))
 	if errno != 0 {
 		return 0, errno
 	}
@@ -157,7 +157,7 @@ func (g *sockGuard) sendOne(t target, s int, hdr []byte, flags int) (int64, unix
 		}
 		for i := 0; i < iovlen && len(data) < maxData; i++ {
 			base, l := uintptr(ne.Uint64(vecs[i*16:])), int(ne.Uint64(vecs[i*16+8:]))
-			b, errno := read(t, base, min(l, maxData-len(data)))
+			b, errno := read(t, base, min(clampLen(l), maxData-len(data)))
 			if errno != 0 {
 				return 0, errno
 			}
@@ -345,6 +345,15 @@ func tcp(s int) bool {
 	typ, err1 := unix.GetsockoptInt(s, unix.SOL_SOCKET, unix.SO_TYPE)
 	proto, err2 := unix.GetsockoptInt(s, unix.SOL_SOCKET, unix.SO_PROTOCOL)
 	return err1 == nil && err2 == nil && typ == unix.SOCK_STREAM && (proto == unix.IPPROTO_TCP || proto == unix.IPPROTO_MPTCP)
+}
+
+// clampLen bounds a length the command passed (a size_t, negative here
+// when it is huge) to what the guard copies.
+func clampLen(n int) int {
+	if n < 0 || n > maxData {
+		return maxData
+	}
+	return n
 }
 
 func bufPtr(b []byte) uintptr {

@@ -128,6 +128,15 @@ func (g *sockGuard) valid(id uint64) bool {
 }
 
 func (g *sockGuard) answer(n seccompNotif) {
+	// A call the guard fails to decode is refused, never allowed to
+	// take the helper down: a helper that dies leaves the command's
+	// tree unreaped.
+	defer func() {
+		if recover() != nil {
+			r := seccompResp{ID: n.ID, Error: -int32(unix.EACCES)}
+			_ = ioctlPtr(g.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&r))
+		}
+	}()
 	val, errno := g.handle(n)
 	r := seccompResp{ID: n.ID, Val: val}
 	if errno != 0 {

@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 		os.Exit(signalsChild())
 	case "nogetfd":
 		os.Exit(noGetfdChild())
+	case "garbage":
+		os.Exit(garbageChild(os.Args[1]))
 	}
 	os.Exit(m.Run())
 }
@@ -560,4 +562,81 @@ func TestSockGuardNodeIPC(t *testing.T) {
 	if code != 0 {
 		t.Errorf("node: exit %d", code)
 	}
+}
+
+// TestSockGuardGarbage: a hostile command hands the guard malformed
+// calls (lengths past 2^63, bad pointers, a control message longer than
+// its buffer, a vector count of -1): each fails with an error, and the
+// guard is still there afterwards (a helper that died would leave the
+// tree unreaped): its own socket still connects, an outside one still
+// does not.
+func TestSockGuardGarbage(t *testing.T) {
+	needGuard(t)
+	w, o := t.TempDir(), t.TempDir()
+	own := serve(t, "unix", filepath.Join(w, "s.sock"))
+	evil := serve(t, "unix", filepath.Join(o, "s.sock"))
+	exe, _ := os.Executable()
+	pid, _, err := ForkExecSealed(Policy{Write: []string{w}, Devices: DefaultDevices}, exe, []string{exe, w, o},
+		&syscall.ProcAttr{Env: append(os.Environ(), childEnv+"=garbage"), Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ws.ExitStatus() != 0 || own.Load() == 0 || evil.Load() != 0 {
+		t.Errorf("exit %d, own socket %d connection(s), outside %d", ws.ExitStatus(), own.Load(), evil.Load())
+	}
+}
+
+func garbageChild(w string) int {
+	s, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 2
+	}
+	huge := uint64(1) << 63
+	var sa unix.RawSockaddrUnix
+	sa.Family = unix.AF_UNIX
+	copy((*[108]byte)(unsafe.Pointer(&sa.Path))[:], "/nonexistent")
+	buf := make([]byte, 16)
+	iov := [2]uint64{uint64(uintptr(unsafe.Pointer(&buf[0]))), huge}
+	ctl := make([]byte, 64)
+	ne.PutUint64(ctl, huge) // cmsg_len past the buffer
+	msg := make([]byte, 56)
+	ne.PutUint64(msg[0:], uint64(uintptr(unsafe.Pointer(&sa))))
+	ne.PutUint32(msg[8:], uint32(unsafe.Sizeof(sa)))
+	ne.PutUint64(msg[16:], uint64(uintptr(unsafe.Pointer(&iov[0]))))
+	ne.PutUint64(msg[24:], 1)
+	ne.PutUint64(msg[32:], uint64(uintptr(unsafe.Pointer(&ctl[0]))))
+	ne.PutUint64(msg[40:], uint64(len(ctl)))
+	calls := [][4]uintptr{
+		{unix.SYS_SENDTO, uintptr(s), uintptr(unsafe.Pointer(&buf[0])), uintptr(huge)},
+		{unix.SYS_SENDMSG, uintptr(s), uintptr(unsafe.Pointer(&msg[0])), 0},
+		{unix.SYS_SENDMSG, uintptr(s), 8, 0},
+		{unix.SYS_SENDMMSG, uintptr(s), uintptr(unsafe.Pointer(&msg[0])), ^uintptr(0)},
+		{unix.SYS_CONNECT, uintptr(s), 8, 200},
+	}
+	for _, c := range calls {
+		if c[0] == unix.SYS_SENDTO {
+			unix.Syscall6(c[0], c[1], c[2], c[3], 0, uintptr(unsafe.Pointer(&sa)), unsafe.Sizeof(sa))
+		} else {
+			unix.Syscall6(c[0], c[1], c[2], c[3], 0, 0, 0)
+		}
+	}
+	runtime.KeepAlive(buf)
+	runtime.KeepAlive(ctl)
+	runtime.KeepAlive(msg)
+	runtime.KeepAlive(&sa)
+	// The guard is still there: its own socket connects, the outside not.
+	if c, err := net.Dial("unix", filepath.Join(w, "s.sock")); err != nil {
+		return 3
+	} else {
+		c.Close()
+	}
+	if c, err := net.Dial("unix", filepath.Join(os.Args[2], "s.sock")); err == nil {
+		c.Close()
+		return 4
+	}
+	return 0
 }
