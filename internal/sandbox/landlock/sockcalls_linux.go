@@ -331,7 +331,7 @@ func (g *sockGuard) resolve(t target, p string) (int, unix.Errno) {
 }
 
 func (g *sockGuard) beneath(p string) bool {
-	for _, r := range g.roots {
+	for _, r := range g.rootsResolved() {
 		if p == r || strings.HasPrefix(p, r+"/") || r == "/" {
 			return true
 		}

@@ -24,7 +24,9 @@ type sockGuard struct {
 	// roots are where the command may reach pathname sockets: its Write
 	// directories, symlinks resolved (sockets it binds itself can only
 	// be there, since binding makes a file).
-	roots []string
+	roots     []string
+	write     []string
+	rootsOnce sync.Once
 	// net and ports: --net isolated, checked here as Landlock would
 	// (a connect performed by the helper is outside the domain).
 	net   bool
@@ -36,13 +38,20 @@ type sockGuard struct {
 }
 
 func newSockGuard(fd int, p Policy) *sockGuard {
-	g := &sockGuard{fd: fd, net: p.Net, ports: p.Ports, helper: os.Getpid()}
-	for _, w := range p.Write {
-		if r, err := filepath.EvalSymlinks(w); err == nil {
-			g.roots = append(g.roots, r)
+	return &sockGuard{fd: fd, net: p.Net, ports: p.Ports, helper: os.Getpid(), write: p.Write}
+}
+
+// rootsResolved is roots, resolved at the first pathname socket a
+// command names (most never name one).
+func (g *sockGuard) rootsResolved() []string {
+	g.rootsOnce.Do(func() {
+		for _, w := range g.write {
+			if r, err := filepath.EvalSymlinks(w); err == nil {
+				g.roots = append(g.roots, r)
+			}
 		}
-	}
-	return g
+	})
+	return g.roots
 }
 
 // The kernel's structures (seccomp_unotify(2)).
