@@ -119,6 +119,21 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 			t.Errorf("docs/architecture.md's entry-point table lacks %q (%s, in internal/sandbox/entry's table)", name, pt.Name)
 		}
 	}
+	// And the other way: every row of the table is an entry point the
+	// binary has (a stage that was folded into another must leave it).
+	known := map[string]bool{}
+	for _, pt := range entry.Points() {
+		known[pt.Arg0], known[pt.Arg1] = true, true
+	}
+	if _, table, ok := strings.Cut(text, "## Hidden entry points"); ok {
+		table, _, _ = strings.Cut(table, "\n## ")
+		row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\|")
+		for _, m := range row.FindAllStringSubmatch(table, -1) {
+			if !known[m[1]] {
+				t.Errorf("docs/architecture.md's entry-point table names %q, which internal/sandbox/entry's table does not have", m[1])
+			}
+		}
+	}
 	if found < 3 {
 		t.Errorf("found %d hidden entry points (Arg0/NodeArg constants); the overlay init, the reaper and the node side at least: has the dispatch changed? Update this test and the note", found)
 	}
