@@ -151,6 +151,10 @@ func (n *node) endSession() {
 type NodeError struct {
 	Node string
 	Err  error
+	// unsent: the job never reached the node (its session had ended
+	// before): it did not run there, so trying another node is not a
+	// second run.
+	unsent bool
 }
 
 func (e *NodeError) Error() string { return "node " + e.Node + ": " + e.Err.Error() }
@@ -661,16 +665,24 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		} else {
 			o, err = s.runOn(ctx, n, job)
 		}
-		s.release(n)
 		var ne *NodeError
 		if errors.As(err, &ne) && ctx.Err() == nil {
+			// Dead before free: a job waiting in acquire must not take
+			// this node's slot between the two (it would be sent to a
+			// session that has ended).
 			s.markDead(n, ne)
+			s.release(n)
+			if ne.unsent {
+				continue // it never ran there: not a second run
+			}
 			if moved == "" {
 				moved = n.name
 				fmt.Fprintf(job.Output, "\nshadow: node %s failed (%v); running the hypothesis again on another node\n", n.name, ne.Err)
 				continue
 			}
+			return o, err
 		}
+		s.release(n)
 		if moved != "" && err == nil {
 			where := o.Node
 			if where == "" {
@@ -703,7 +715,7 @@ func (s *Sandbox) runOn(ctx context.Context, n *node, job engine.Job) (engine.Ou
 	n.pmu.Lock()
 	if n.ended {
 		n.pmu.Unlock()
-		return out, &NodeError{Node: n.name, Err: errors.New("its session has ended")}
+		return out, &NodeError{Node: n.name, Err: errors.New("its session has ended"), unsent: true}
 	}
 	if n.pending == nil {
 		n.pending = map[int]*pendingJob{}
