@@ -20,7 +20,7 @@ trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$t
 go build -o "$tmp/new" .
 git worktree add -q "$tmp/old" "$base"
 (cd "$tmp/old" && go build -o "$tmp/old-shadow" .)
-median() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+. bench/lib.sh  # now, elapsed, median (from the repository root)
 per_hyp() { python3 -c '
 import sys, json, statistics
 from datetime import datetime
