@@ -75,6 +75,9 @@ var fixtures = map[string]want{
 
 	"vitest/default.txt": {"vitest", 3, 1, 1, []string{"vt/b.test.js > b > subtracts"}, []string{"vt/b.test.js > b > nested > divides"}},
 	"vitest/color.txt":   {"vitest", 3, 1, 1, []string{"vt/b.test.js > b > subtracts"}, []string{"vt/b.test.js > b > nested > divides"}},
+	// vitest 4 and later list a failed file's tests as a tree of describe
+	// blocks; the names are the same as vitest 3's flat list gives.
+	"vitest/tree.txt": {"vitest", 3, 1, 1, []string{"vt/b.test.js > b > subtracts"}, []string{"vt/b.test.js > b > nested > divides"}},
 	"vitest/verbose.txt": {"vitest", 3, 1, 1, []string{"vt/b.test.js > b > subtracts"},
 		[]string{"vt/b.test.js > b > nested > divides", "vt/a.test.js > a > adds", "vt/a.test.js > a > multiplies"}},
 	"vitest/broken_file.txt": {"vitest", 3, 2, 1, []string{"vt/b.test.js > b > subtracts", "vt/c.test.js"}, []string{"vt/b.test.js > b > nested > divides"}},

@@ -11,6 +11,11 @@
 #   npm packages are installed into the temp dir: npm install vitest@3 jest
 #     (vitest 4 / vite 8 need a newer node than 20)
 #
+# vitest/tree.txt: its list (the RUN line to the last file line) is vitest
+#   5.1.2's real output for the files jsfiles writes (npm install vitest@5);
+#   node 20 cannot run its summary (Map.groupBy), so the failure section and
+#   the summary are vitest 3's from default.txt, which vitest 5 prints alike.
+#
 # Not regenerated here, because the tools cannot be installed on the project's
 # machines (no network but the Debian, npm and Go registries): bun test,
 # cargo nextest, swift test (XCTest and swift-testing). Their fixtures
