@@ -540,19 +540,31 @@ func TestMCPStdoutIsOnlyProtocol(t *testing.T) {
 	}
 }
 
-// A line that is not JSON gets a JSON-RPC parse error (-32700, id null)
-// through the binary's stdio, and the server goes on answering.
+// Each of ten malformed messages gets the JSON-RPC error it deserves
+// through the binary's stdio (-32700 for what is not JSON, -32600 for what
+// is not a request; id null where it cannot be read, 7.5 answered as 7.5),
+// and the server goes on answering.
 func TestMCPMalformedLineIsAParseError(t *testing.T) {
 	e := newPlainEnv(t)
 	c := e.cmd("mcp")
 	c.Dir = e.ws
-	in := strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+	bad := []string{
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`not json at all`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
-	}, "\n") + "\n"
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}`,
+		`{"jsonrpc":"1.0","id":4,"method":"tools/list"}`,
+		`{"id":5,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":6,"method":5}`,
+		`"tools/list"`,
+		`{"jsonrpc":"2.0","id":7.5,"method":"tools/list"}`,
+	}
+	in := strings.Join(append(append([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}, bad...), `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), "\n") + "\n"
 	stdin, _ := c.StdinPipe()
 	stdout, _ := c.StdoutPipe()
 	if err := c.Start(); err != nil {
@@ -562,7 +574,7 @@ func TestMCPMalformedLineIsAParseError(t *testing.T) {
 	var got []map[string]any
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 1<<20)
-	for len(got) < 4 && sc.Scan() {
+	for len(got) < len(bad)+2 && sc.Scan() {
 		var msg map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
 			t.Fatalf("not JSON on stdout: %q", sc.Text())
@@ -573,16 +585,19 @@ func TestMCPMalformedLineIsAParseError(t *testing.T) {
 	if err := c.Wait(); err != nil {
 		t.Errorf("shadow mcp: %v", err)
 	}
-	parseErrors, listed := 0, false
+	codes, listed := map[float64]int{}, false
 	for _, m := range got {
-		if e, ok := m["error"].(map[string]any); ok && e["code"] == float64(-32700) && m["id"] == nil && strings.HasPrefix(e["message"].(string), "Parse error: ") {
-			parseErrors++
+		if e, ok := m["error"].(map[string]any); ok {
+			codes[e["code"].(float64)]++
+			if m["id"] == float64(7) {
+				t.Errorf("id 7.5 answered as 7: %v", m)
+			}
 		}
 		if m["id"] == float64(3) && m["result"] != nil {
 			listed = true
 		}
 	}
-	if parseErrors != 2 || !listed {
-		t.Errorf("want 2 parse errors and tools/list answered after them: %v", got)
+	if codes[-32700] != 2 || codes[-32600] != len(bad)-2 || !listed {
+		t.Errorf("want 2 parse errors, %d invalid requests and tools/list answered after them: %v", len(bad)-2, got)
 	}
 }

@@ -61,7 +61,7 @@ func serveMCP(dir string, s Streams, version string) error {
 	// A client that goes away closes our stdin; the session only ends once
 	// in-flight calls return, so end the runs as soon as the input does.
 	in := &eofReader{r: os.Stdin, eof: srv.Stop}
-	err = srv.Run(ctx, mcpserver.StdioTransport(in, proto))
+	err = srv.Run(ctx, mcpserver.StdioTransport(in, proto, s.Err))
 	// The client is gone (or we were signalled): end the runs still going,
 	// and wait for their sandboxes to be cleaned up before exiting.
 	if !srv.Shutdown(15 * time.Second) {

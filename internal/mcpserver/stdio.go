@@ -14,20 +14,26 @@ import (
 
 // StdioTransport is the MCP transport over in and out (newline-delimited
 // JSON-RPC, the stdio transport of the MCP specification) that answers a
-// line that is not JSON with a JSON-RPC parse error (-32700, id null) and
-// goes on. The SDK's own IOTransport decodes the stream with one
-// json.Decoder, which cannot resume after a syntax error: one malformed
-// line ended the session and the server with it.
-func StdioTransport(in io.ReadCloser, out io.WriteCloser) mcp.Transport {
+// line that is not JSON with a JSON-RPC parse error (-32700, id null), a
+// message that is not JSON-RPC 2.0 with Invalid Request (-32600;
+// guardLine), and goes on. The SDK's own IOTransport decodes the stream
+// with one json.Decoder, which cannot resume after a syntax error, and
+// ends the session on any message it cannot decode: one malformed line
+// ended the session and the server with it. notes (nil: nowhere) hears
+// of the client's responses that were dropped.
+func StdioTransport(in io.ReadCloser, out io.WriteCloser, notes io.Writer) mcp.Transport {
+	if notes == nil {
+		notes = io.Discard
+	}
 	w := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
-	go filterLines(in, pw, w)
+	go filterLines(in, pw, w, notes)
 	return &mcp.IOTransport{Reader: &pipeReader{PipeReader: pr, in: in}, Writer: w}
 }
 
-// filterLines copies each line of in that is JSON to pw and answers the
-// others on w, until in ends.
-func filterLines(in io.Reader, pw *io.PipeWriter, w io.Writer) {
+// filterLines copies each message of in that is JSON-RPC to pw and
+// answers the others on w, until in ends.
+func filterLines(in io.Reader, pw *io.PipeWriter, w io.Writer, notes io.Writer) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, err := readLine(br, mcp.DefaultMaxLineLength)
@@ -37,8 +43,17 @@ func filterLines(in io.Reader, pw *io.PipeWriter, w io.Writer) {
 				_, _ = w.Write(parseError(fmt.Sprintf("a line longer than %d bytes", mcp.DefaultMaxLineLength)))
 				err = nil
 			case json.Valid(t):
-				if _, werr := pw.Write(append(t, '\n')); werr != nil {
-					return
+				g := guardLine(t)
+				for _, a := range g.answers {
+					_, _ = w.Write(a)
+				}
+				for _, n := range g.notes {
+					fmt.Fprintln(notes, "shadow mcp: dropped", n)
+				}
+				for _, m := range g.pass {
+					if _, werr := pw.Write(append(m, '\n')); werr != nil {
+						return
+					}
 				}
 			default:
 				_, _ = w.Write(parseError(syntaxDetail(t)))
