@@ -73,6 +73,26 @@ func (e *ConflictError) Error() string {
 // every target whose state differs from orig, its state when the run
 // started, or nil.
 func CheckApply(workspace string, h Hypothesis, orig map[string]FileState) error {
+	return CheckApplyWith(workspace, h, orig, ApplyOptions{})
+}
+
+// ApplyOptions are an apply's choices.
+type ApplyOptions struct {
+	// Force writes what an agent, an editor or git would obey (a
+	// *RiskyError otherwise): the user reviewed it (--force, MCP's force,
+	// the TUI's confirmation).
+	Force bool
+}
+
+// CheckApplyWith is CheckApply; unless o.Force, a hypothesis writing what
+// an agent, an editor or git would obey in the checkout (RiskyFiles,
+// GitRisks) is a *RiskyError first.
+func CheckApplyWith(workspace string, h Hypothesis, orig map[string]FileState, o ApplyOptions) error {
+	if !o.Force {
+		if err := riskyApply(workspace, h, orig); err != nil {
+			return err
+		}
+	}
 	var conflicts []string
 	for _, f := range h.Files {
 		if o, ok := orig[f.Path]; ok && !sameState(o, readState(workspace, f.Path)) {
@@ -103,13 +123,21 @@ func CheckApply(workspace string, h Hypothesis, orig map[string]FileState) error
 // a *StoppedError says what was written and what was not. Applies of
 // shadow processes into one checkout are serialised by a lock on the
 // checkout directory (lockApply), so two of them cannot interleave.
+//
+// Unless forced (ApplyHypothesisWith), what an agent, an editor or git
+// would obey is never written (a *RiskyError, nothing written).
 func ApplyHypothesis(workspace string, h Hypothesis, orig map[string]FileState) ([]string, error) {
+	return ApplyHypothesisWith(workspace, h, orig, ApplyOptions{})
+}
+
+// ApplyHypothesisWith is ApplyHypothesis with o's choices.
+func ApplyHypothesisWith(workspace string, h Hypothesis, orig map[string]FileState, o ApplyOptions) ([]string, error) {
 	unlock, err := lockApply(workspace)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := CheckApply(workspace, h, orig); err != nil {
+	if err := CheckApplyWith(workspace, h, orig, o); err != nil {
 		return nil, err
 	}
 	applied := []string{}

@@ -173,11 +173,40 @@ func RiskyFiles(h Hypothesis) []string {
 	return out
 }
 
-// RiskyError is a refusal to apply files RiskyFiles names.
-type RiskyError struct{ Paths []string }
+// RiskyError is a refusal to apply what RiskyFiles and GitRisks name;
+// nothing was written.
+type RiskyError struct {
+	Paths []string
+	// Why has one entry per path: what obeys it.
+	Why []string
+}
 
 func (e *RiskyError) Error() string {
-	return "not applied: the candidate writes " + strings.Join(e.Paths, ", ") + ", which an agent, an editor or git runs or obeys when it opens the checkout; review the diff and apply with --force"
+	parts := make([]string, len(e.Paths))
+	for i, p := range e.Paths {
+		parts[i] = p
+		if i < len(e.Why) && e.Why[i] != "" {
+			parts[i] += " (" + e.Why[i] + ")"
+		}
+	}
+	return "not applied: the candidate writes " + strings.Join(parts, "; ") + ", which an agent, an editor or git runs or obeys in the checkout; nothing was written; review the diff and apply with --force"
+}
+
+// riskyApply is the *RiskyError for h, or nil.
+func riskyApply(workspace string, h Hypothesis, orig map[string]FileState) error {
+	e := &RiskyError{}
+	for _, p := range RiskyFiles(h) {
+		e.Paths = append(e.Paths, p)
+		e.Why = append(e.Why, "an agent's, an editor's or git's configuration")
+	}
+	for _, r := range GitRisks(workspace, h, orig) {
+		e.Paths = append(e.Paths, r.Path)
+		e.Why = append(e.Why, r.Why)
+	}
+	if len(e.Paths) == 0 {
+		return nil
+	}
+	return e
 }
 
 // envValue is the last value of key in env ("" when unset).

@@ -133,6 +133,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		}
 		results[i].allowSuspicious = cfg.AllowSuspicious
 		addSuspicious(results[i], scanCode(jd, h, orig))
+		addSuspicious(results[i], gitRiskReason(cfg.Workspace, h, orig))
 	}
 
 	cp := newRunCrossPhase(&cfg, em, jd, splits, orig)

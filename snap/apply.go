@@ -39,7 +39,14 @@ func (s Store) ApplyHyp(ws, run, hyp string) (*Applied, error) {
 
 // ApplyHypTests is ApplyHyp; withTests writes the judge files the
 // hypothesis proposed (its tests) as well as its code.
+//
+// What an agent, an editor or git would obey is not written
+// (*engine.RiskyError): ApplyChecked with force writes it.
 func (s Store) ApplyHypTests(ws, run, hyp string, withTests bool) (*Applied, error) {
+	return s.applyHyp(ws, run, hyp, withTests, engine.ApplyOptions{})
+}
+
+func (s Store) applyHyp(ws, run, hyp string, withTests bool, o engine.ApplyOptions) (*Applied, error) {
 	a := &Applied{Run: run, Hyp: hyp}
 	h, _, err := s.LoadHyp(ws, run, hyp)
 	if err != nil {
@@ -70,10 +77,11 @@ func (s Store) ApplyHypTests(ws, run, hyp string, withTests bool) (*Applied, err
 		a.Already = true
 		return a, nil
 	}
-	a.Files, err = engine.ApplyHypothesis(ws, h, orig)
+	a.Files, err = engine.ApplyHypothesisWith(ws, h, orig, o)
 	var ce *engine.ConflictError
 	var se *engine.StoppedError // names what it wrote itself
-	if err != nil && !errors.As(err, &ce) && !errors.As(err, &se) {
+	var re *engine.RiskyError   // wrote nothing
+	if err != nil && !errors.As(err, &ce) && !errors.As(err, &se) && !errors.As(err, &re) {
 		return a, &WriteError{Err: err, Written: a.Files}
 	}
 	return a, err

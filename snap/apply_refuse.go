@@ -48,8 +48,11 @@ func ApplyRefusal(r *engine.Result) string {
 
 // ApplyChecked is ApplyHyp for a caller that has not asked the user:
 // unless force, a hypothesis whose recorded result ApplyRefusal refuses
-// is not applied (a *RefusedError). A hypothesis that changes nothing is
-// never refused (there is nothing to write).
+// is not applied (a *RefusedError), nor one writing what an agent, an
+// editor or git would obey, judged again now on the checkout (an
+// *engine.RiskyError: a record from an older shadow may not say so). A
+// hypothesis that changes nothing is never refused (there is nothing to
+// write).
 // withTests (optional, --with-tests) writes its proposed tests too.
 func (s Store) ApplyChecked(ws, run, hyp string, force bool, withTests ...bool) (*Applied, error) {
 	if !force {
@@ -57,7 +60,7 @@ func (s Store) ApplyChecked(ws, run, hyp string, force bool, withTests ...bool) 
 			return &Applied{Run: run, Hyp: hyp}, err
 		}
 	}
-	return s.ApplyHypTests(ws, run, hyp, len(withTests) > 0 && withTests[0])
+	return s.applyHyp(ws, run, hyp, len(withTests) > 0 && withTests[0], engine.ApplyOptions{Force: force})
 }
 
 // CheckRefusal is ApplyChecked's refusal alone (apply --dry-run).

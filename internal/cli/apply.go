@@ -27,8 +27,9 @@ func applyCommand(s Streams) *cobra.Command {
 		Long: "shadow apply RUN/HYP writes the hypothesis's files into the checkout, as --apply does:\n" +
 			"only if every target still holds what it held when that run started (else nothing\n" +
 			"is written and the exit code is 1). A hypothesis that did not pass, or whose pass\n" +
-			"does not count (disqualified, suspicious, tampered), is refused (exit 1) unless\n" +
-			"--force. Each target is compared again just before it is written: one changed\n" +
+			"does not count (disqualified, suspicious, tampered), or that writes what an agent,\n" +
+			"an editor or git would obey (a directory git takes for a repository, a git config\n" +
+			"variable naming a program, a hook), is refused (exit 1) unless --force. Each target is compared again just before it is written: one changed\n" +
 			"meanwhile stops the apply, which names what it wrote and what not (exit 1).\n" +
 			"--dry-run makes the same checks and says what would be written, writing nothing.",
 		Args: func(c *cobra.Command, args []string) error {
@@ -54,7 +55,7 @@ func applyCommand(s Streams) *cobra.Command {
 	}
 	c.Flags().StringVarP(&dir, "dir", "C", "", "workspace root")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "check and say what would be written; write nothing")
-	c.Flags().BoolVar(&force, "force", false, "apply a hypothesis that did not pass, or is disqualified, suspicious or tampered")
+	c.Flags().BoolVar(&force, "force", false, "apply a hypothesis that did not pass, is disqualified, suspicious or tampered, or writes what git would obey")
 	c.Flags().BoolVar(&withTests, "with-tests", false, "write the tests it proposed too, not only its code")
 	return c
 }
@@ -65,11 +66,12 @@ func applyHyp(s Streams, store snap.Store, ws, runID, name string, force, withTe
 	var we *snap.WriteError
 	var re *snap.RefusedError
 	var se *engine.StoppedError
+	var ke *engine.RiskyError
 	switch {
 	case errors.As(err, &re):
 		fmt.Fprintf(s.Err, "shadow: %v\n", err)
 		return exit(run.ExitNone)
-	case errors.As(err, &ce), errors.As(err, &se):
+	case errors.As(err, &ce), errors.As(err, &se), errors.As(err, &ke):
 		fmt.Fprintf(s.Err, "shadow: %s/%s %v\n", runID, name, err)
 		return exit(run.ExitNone)
 	case errors.As(err, &we):
@@ -118,7 +120,7 @@ func dryApply(s Streams, store snap.Store, ws, runID, name string, force, withTe
 	if err != nil {
 		return envErr("run %s has no record of the checkout at its start: %v", runID, err)
 	}
-	if err := engine.CheckApply(ws, h, orig); err != nil {
+	if err := engine.CheckApplyWith(ws, h, orig, engine.ApplyOptions{Force: force}); err != nil {
 		fmt.Fprintf(s.Err, "shadow: %s/%s %v\n", runID, name, err)
 		return exit(run.ExitNone)
 	}

@@ -88,7 +88,7 @@ func (s *Server) dryApply(store snap.Store, ws, ref string, force bool, doc Appl
 	if err != nil {
 		return toolError("run %s has no record of the checkout at its start: %v", doc.Run, err), nil
 	}
-	if err := engine.CheckApply(ws, h, orig); err != nil {
+	if err := engine.CheckApplyWith(ws, h, orig, engine.ApplyOptions{Force: force}); err != nil {
 		return toolError("%s", applyErrText(ref, err)), nil
 	}
 	var b strings.Builder
@@ -109,6 +109,10 @@ func applyErrText(ref string, err error) string {
 	var re *snap.RefusedError
 	if errors.As(err, &re) {
 		return strings.Replace(err.Error(), "--force applies it anyway", "force: true applies it anyway", 1)
+	}
+	var ke *engine.RiskyError
+	if errors.As(err, &ke) {
+		return ref + " " + strings.Replace(err.Error(), "apply with --force", "apply with force: true", 1)
 	}
 	var ce *engine.ConflictError
 	var se *engine.StoppedError
