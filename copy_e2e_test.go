@@ -59,16 +59,24 @@ type copyEnv struct {
 	cred                               *syscall.Credential
 }
 
+// jailTool is the repository's own test/tools/jail (bubblewrap with
+// --disable-userns), found by walking up from the test's directory, so a
+// clone runs the same confined tests CI does; $SHADOW_JAIL overrides it.
 func jailTool() string {
 	if p := os.Getenv("SHADOW_JAIL"); p != "" {
 		return p
 	}
-	for _, p := range []string{"/work/shared/tools/jail", "../shared/tools/jail"} {
-		if abs, err := filepath.Abs(p); err == nil {
-			if _, err := os.Stat(abs); err == nil {
-				return abs
-			}
+	dir, err := os.Getwd()
+	for err == nil {
+		p := filepath.Join(dir, "test", "tools", "jail")
+		if _, serr := os.Stat(p); serr == nil {
+			return p
 		}
+		// The repository's top (.git) ends the walk: nothing above it is the project's.
+		if _, serr := os.Lstat(filepath.Join(dir, ".git")); serr == nil || filepath.Dir(dir) == dir {
+			break
+		}
+		dir = filepath.Dir(dir)
 	}
 	return ""
 }
@@ -78,7 +86,7 @@ func newCopyEnv(t *testing.T, how string) *copyEnv {
 	parallel(t)
 	if how == "jail" {
 		if _, err := exec.LookPath("bwrap"); err != nil || jailTool() == "" {
-			t.Skip("needs bubblewrap (apt-get install bubblewrap) and the jail tool (SHADOW_JAIL)")
+			t.Skip("needs bubblewrap (apt-get install bubblewrap) (the jail is test/tools/jail; SHADOW_JAIL overrides it)")
 		}
 	}
 	top, err := os.MkdirTemp("", "shadow-copy-e2e-")

@@ -40,16 +40,24 @@ func maybeSeccomp() {
 	}
 }
 
+// jailTool is the repository's own test/tools/jail (bubblewrap with
+// --disable-userns), found by walking up from the test's directory, so a
+// clone runs the same confined tests CI does; $SHADOW_JAIL overrides it.
 func jailTool() string {
 	if p := os.Getenv("SHADOW_JAIL"); p != "" {
 		return p
 	}
-	for _, p := range []string{"/work/shared/tools/jail", "../../../../shared/tools/jail"} {
-		if abs, err := filepath.Abs(p); err == nil {
-			if _, err := os.Stat(abs); err == nil {
-				return abs
-			}
+	dir, err := os.Getwd()
+	for err == nil {
+		p := filepath.Join(dir, "test", "tools", "jail")
+		if _, serr := os.Stat(p); serr == nil {
+			return p
 		}
+		// The repository's top (.git) ends the walk: nothing above it is the project's.
+		if _, serr := os.Lstat(filepath.Join(dir, ".git")); serr == nil || filepath.Dir(dir) == dir {
+			break
+		}
+		dir = filepath.Dir(dir)
 	}
 	return ""
 }
@@ -116,7 +124,7 @@ func TestSealedConformanceConfined(t *testing.T) {
 				switch {
 				case how == "jail":
 					if _, err := exec.LookPath("bwrap"); err != nil || jailTool() == "" {
-						t.Skip("needs bubblewrap (apt-get install bubblewrap) and the jail tool (SHADOW_JAIL)")
+						t.Skip("needs bubblewrap (apt-get install bubblewrap) (the jail is test/tools/jail; SHADOW_JAIL overrides it)")
 					}
 					jail := []string{jailTool()}
 					if !asRoot && cred != nil {
