@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -139,6 +140,26 @@ func TestE2ETamperCheatsDoNotWin(t *testing.T) {
 				}
 				t.Logf("%s: %s tests %+v disq %q susp %q tamp %q", name, r.Status, r.Tests, str(r.Disqualified), str(r.Suspicious), str(r.Tampered))
 			}
+			// Nothing a person or an agent reads names or counts the
+			// canary: the tails, the output logs (the TUI's full-output
+			// view, and the live output events, which carry the same
+			// lines) and `show`; the fix reads as the pass it is.
+			views := map[string]string{}
+			for _, r := range rep.Hypotheses {
+				b, _ := os.ReadFile(r.Log)
+				show, _, _ := e.shadow("show", "-C", e.ws, rep.Run+"/"+r.Name)
+				views[r.Name+"'s tail"], views[r.Name+"'s log"], views[r.Name+"'s show"] = r.OutputTail, string(b), show
+			}
+			for what, text := range views {
+				if m := canaryName.FindString(text); m != "" {
+					t.Errorf("%s names the canary (%s):\n%s", what, m, text)
+				}
+			}
+			for _, what := range []string{"fix's tail", "fix's log"} {
+				if m := failWord.FindString(views[what]); m != "" {
+					t.Errorf("the fix passed, but its %s reads %q:\n%s", what, m, views[what])
+				}
+			}
 			// The checkout is as it was: no canary left in it.
 			if stripTimes(tree(t, e.ws)) != stripTimes(before) {
 				t.Errorf("the run changed the checkout")
@@ -146,6 +167,13 @@ func TestE2ETamperCheatsDoNotWin(t *testing.T) {
 		})
 	}
 }
+
+// canaryName matches a canary's test in any runner's spelling
+// (canary.go's words, then its token).
+var canaryName = regexp.MustCompile(`(?i)(roundtrip|boundary|defaults|ordering|empty[ _]?input|large[ _]?input|unicode|nested|regression|edge[ _]?cases)[ _]?[a-z2-9]{8}\b`)
+
+// failWord is a runner reporting a failure.
+var failWord = regexp.MustCompile(`(?i)\bfail(ed|ures?)?\b|✕|×|\d+ failed`)
 
 func need(t *testing.T, tool string) string {
 	p, err := exec.LookPath(tool)

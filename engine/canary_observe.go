@@ -140,7 +140,9 @@ func tamperVerdict(results []*Result, base *Result) {
 		var ev []string
 		if obs := r.canary; obs != nil {
 			if len(obs.passed) > 0 {
-				ev = append(ev, fmt.Sprintf("a test that must fail passed (%s): the run's assertions or results were forged", listShort(obs.passed, 2)))
+				// Never by name: the canary is shadow's, not a test the
+				// reader can find (canary_view.go).
+				ev = append(ev, fmt.Sprintf("%d test(s) shadow planted, which must fail, passed: the run's assertions or results were forged", len(obs.passed)))
 			}
 			if obs.forgedExit {
 				ev = append(ev, "the command exited 0 although a test failed (the exit status was forged)")
@@ -170,8 +172,8 @@ func tamperVerdict(results []*Result, base *Result) {
 					obs.uncounted = true
 				}
 				if len(missing) > 0 {
-					ev = append(ev, fmt.Sprintf("%d test(s) every run must report failing went unreported (%s): the runner ended before reporting, or its output was forged",
-						len(missing), listShort(missing, 2)))
+					ev = append(ev, fmt.Sprintf("%d test(s) shadow planted, which every run must report failing, went unreported: the runner ended before reporting, or its output was forged",
+						len(missing)))
 				}
 			}
 		}

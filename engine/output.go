@@ -31,6 +31,7 @@ type hypOutput struct {
 	logErr  error // the log's first write error: the stored output is incomplete
 	tail    tail
 	parser  TestParser
+	view    *canaryView // what is shown of the output: never the canary (canary_view.go)
 	pending []byte
 	bytes   int64
 	live    *Tests
@@ -53,11 +54,17 @@ func (o *hypOutput) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.bytes += int64(len(p))
+	n := len(p)
+	if o.parser != nil {
+		_, _ = o.parser.Write(p) // the output as printed: the canary's judge reads it
+	}
+	if o.view != nil {
+		p = o.view.write(p)
+	}
 	if o.log != nil {
 		o.log.Write(p)
 	}
 	if o.parser != nil {
-		_, _ = o.parser.Write(p)
 		if s := o.parser.Live(); s != nil {
 			t := toTests(s)
 			if o.live == nil || *o.live != *t {
@@ -71,7 +78,7 @@ func (o *hypOutput) Write(p []byte) (int, error) {
 	if len(o.pending) >= 64<<10 {
 		o.flushLocked()
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func (o *hypOutput) ticker() {
@@ -109,6 +116,16 @@ func (o *hypOutput) close() *parse.Summary {
 	<-o.stopped
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.view != nil {
+		if rest := o.view.flush(); len(rest) > 0 {
+			if o.log != nil {
+				o.log.Write(rest)
+			}
+			if kept := o.tail.write(rest); kept != "" {
+				o.pending = append(o.pending, kept...)
+			}
+		}
+	}
 	if s := o.tail.flush(); s != "" {
 		o.pending = append(o.pending, s...)
 	}

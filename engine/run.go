@@ -306,6 +306,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		parser = cfg.NewParser(cfg.Command)
 	}
 	out := newHypOutput(h.Name, logf, cfg.MaxOutput, cfg.canary.wrapLive(parser), em)
+	out.view = cfg.canary.view()
 
 	hctx, cancel := ctx, context.CancelFunc(func() {})
 	if cfg.Timeout > 0 {
