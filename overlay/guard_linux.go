@@ -35,16 +35,16 @@ func (s *Sandbox) guard(job engine.Job, cfg *initConfig, netFD int) (*jobGuard, 
 	if cfg.Net != nsinit.NetPrivate {
 		hostPorts = nil // host: the ports are there already; isolated: nothing crosses
 	}
+	jobs := s.limits.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
 	var err error
-	if g.net, err = newNetLink(cfg.Net, hostPorts, proxy); err != nil {
+	if g.net, err = newNetLink(cfg.Net, hostPorts, proxy, s.fdBudget(jobs)); err != nil {
 		return nil, err
 	}
 	if g.net != nil {
 		cfg.NetFD, cfg.HostPorts, cfg.Proxy = netFD, hostPorts, proxy != nil
-	}
-	jobs := s.limits.Jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
 	}
 	var id [6]byte
 	_, _ = rand.Read(id[:])
@@ -70,6 +70,13 @@ func (g *jobGuard) result(st *initStatus) (*int64, *engine.HypLimits) {
 func (g *jobGuard) release() {
 	g.net.Close()
 	g.lim.release()
+}
+
+// fdBudget is the descriptors all jobs' forwarding may hold, sized on
+// first use for jobs at once (fdbudget_linux.go).
+func (s *Sandbox) fdBudget(jobs int) *fdBudget {
+	s.fdOnce.Do(func() { s.fds = newFDBudget(jobs) })
+	return s.fds
 }
 
 // proxy is the sandbox's outbound proxy, made on first use and shared by

@@ -44,6 +44,7 @@ type netLink struct {
 	conn  *net.UnixConn  // ours
 	ports map[int]bool   // the host ports the init may send
 	proxy *outboundProxy // nil: no proxy listener is accepted
+	fds   *jobFDs        // the job's share of shadow's descriptors
 	mu    sync.Mutex
 	open  []io.Closer // listeners and connections, closed by Close
 	done  bool
@@ -52,7 +53,7 @@ type netLink struct {
 
 // newNetLink returns nil when the job's network needs no listener (host,
 // isolated, or private with neither a proxy nor host ports).
-func newNetLink(mode string, hostPorts []int, proxy *outboundProxy) (*netLink, error) {
+func newNetLink(mode string, hostPorts []int, proxy *outboundProxy, budget *fdBudget) (*netLink, error) {
 	if mode != nsinit.NetPrivate || (len(hostPorts) == 0 && proxy == nil) {
 		return nil, nil
 	}
@@ -67,7 +68,7 @@ func newNetLink(mode string, hostPorts []int, proxy *outboundProxy) (*netLink, e
 		unix.Close(fds[1])
 		return nil, fmt.Errorf("socket for the hypothesis's network listeners: %w", err)
 	}
-	l := &netLink{child: os.NewFile(uintptr(fds[1]), "net-child"), conn: c.(*net.UnixConn), ports: map[int]bool{}, proxy: proxy}
+	l := &netLink{child: os.NewFile(uintptr(fds[1]), "net-child"), conn: c.(*net.UnixConn), ports: map[int]bool{}, proxy: proxy, fds: budget.job()}
 	for _, p := range hostPorts {
 		l.ports[p] = true
 	}
@@ -129,7 +130,7 @@ func (l *netLink) receive() {
 			l.wg.Add(1)
 			go func() {
 				defer l.wg.Done()
-				l.proxy.serve(ln, l.track)
+				l.proxy.serve(ln, l.fds, l.track)
 			}()
 		default:
 			ln.Close()
@@ -151,12 +152,16 @@ func (l *netLink) track(c io.Closer) bool {
 }
 
 // forward connects each connection the command makes to its own
-// 127.0.0.1:port to the host's 127.0.0.1:port.
+// 127.0.0.1:port to the host's 127.0.0.1:port, within the job's share of
+// descriptors.
 func (l *netLink) forward(ln net.Listener, port int) {
 	defer l.wg.Done()
 	for {
-		in, err := ln.Accept()
+		in, err := l.fds.accept(ln)
 		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				continue
+			}
 			return
 		}
 		if !l.track(in) {
@@ -172,18 +177,19 @@ func (l *netLink) forward(ln net.Listener, port int) {
 				in.Close()
 				return
 			}
-			pipe(in, out)
+			pipe(in, out, in)
 		}()
 	}
 }
 
 // pipe copies both ways until both directions end, passing each half
-// close on.
-func pipe(a, b net.Conn) {
+// close on; both are closed once neither way moved a byte for connIdle
+// (c, the accepted end, keeps the time).
+func pipe(a, b net.Conn, c *budgetConn) {
 	var wg sync.WaitGroup
 	half := func(dst, src net.Conn) {
 		defer wg.Done()
-		_, _ = io.Copy(dst, src)
+		_ = idleCopy(dst, src, c)
 		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
 			_ = cw.CloseWrite()
 		} else {
@@ -204,6 +210,7 @@ func (l *netLink) Close() {
 	if l == nil {
 		return
 	}
+	l.fds.close() // a connection waiting for the share ends
 	l.mu.Lock()
 	l.done = true
 	open := l.open

@@ -33,8 +33,12 @@ type outboundProxy struct {
 func newOutboundProxy() *outboundProxy {
 	p := &outboundProxy{}
 	p.dialer = net.Dialer{Timeout: 30 * time.Second, Control: refuseHostAddrs}
+	// The pool of idle upstream connections is shared by every job and
+	// bounded (part of shadow's reserve, fdbudget_linux.go); a request in
+	// flight uses the descriptor its client connection was counted with.
 	p.tr = &http.Transport{DialContext: p.dialer.DialContext, Proxy: nil, ForceAttemptHTTP2: false,
-		IdleConnTimeout: 30 * time.Second, TLSHandshakeTimeout: 30 * time.Second}
+		IdleConnTimeout: 30 * time.Second, TLSHandshakeTimeout: 30 * time.Second,
+		MaxIdleConns: 64, MaxIdleConnsPerHost: 4}
 	return p
 }
 
@@ -75,14 +79,18 @@ func isHostAddr(ip net.IP) bool {
 	return false
 }
 
-// serve answers proxy requests on ln until it is closed; track registers
-// each connection so the job's end closes it.
-func (p *outboundProxy) serve(ln net.Listener, track func(io.Closer) bool) {
+// serve answers proxy requests on ln until it is closed, each connection
+// within the job's share of descriptors (fds); track registers each
+// connection so the job's end closes it.
+func (p *outboundProxy) serve(ln net.Listener, fds *jobFDs, track func(io.Closer) bool) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		c, err := ln.Accept()
+		c, err := fds.accept(ln)
 		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				continue
+			}
 			return
 		}
 		if !track(c) {
@@ -96,15 +104,19 @@ func (p *outboundProxy) serve(ln net.Listener, track func(io.Closer) bool) {
 	}
 }
 
-// handle reads requests from one client connection.
-func (p *outboundProxy) handle(c net.Conn, track func(io.Closer) bool) {
+// handle reads requests from one client connection; one idle for
+// keepAliveIdle before its next request is closed.
+func (p *outboundProxy) handle(c *budgetConn, track func(io.Closer) bool) {
 	defer c.Close()
 	br := bufio.NewReader(c)
 	for {
+		_ = c.SetReadDeadline(time.Now().Add(keepAliveIdle))
 		req, err := http.ReadRequest(br)
 		if err != nil {
 			return
 		}
+		_ = c.SetReadDeadline(time.Time{})
+		c.touch()
 		if req.Method == http.MethodConnect {
 			p.connect(c, br, req, track)
 			return
@@ -134,7 +146,7 @@ func (p *outboundProxy) handle(c net.Conn, track func(io.Closer) bool) {
 }
 
 // connect tunnels a CONNECT request.
-func (p *outboundProxy) connect(c net.Conn, br *bufio.Reader, req *http.Request, track func(io.Closer) bool) {
+func (p *outboundProxy) connect(c *budgetConn, br *bufio.Reader, req *http.Request, track func(io.Closer) bool) {
 	out, err := p.dialer.Dial("tcp", req.Host)
 	if err != nil {
 		writeStatus(c, http.StatusBadGateway, err.Error())
@@ -155,7 +167,7 @@ func (p *outboundProxy) connect(c net.Conn, br *bufio.Reader, req *http.Request,
 			return
 		}
 	}
-	pipe(c, out)
+	pipe(c, out, c)
 }
 
 func writeStatus(c net.Conn, code int, msg string) {

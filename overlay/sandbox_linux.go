@@ -34,6 +34,8 @@ type Sandbox struct {
 	proxyOnce sync.Once
 	outbound  *outboundProxy
 	noProxy   bool
+	fdOnce    sync.Once
+	fds       *fdBudget
 	// writable are --writable paths, overlaid per job (seal_linux.go).
 	writable []string
 }
