@@ -165,6 +165,14 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 			}
 		}
 	}
+	for _, line := range goList(t, "{{.ImportPath}}: {{join .Deps \" \"}}", "./engine/report", "./engine/spec") {
+		pkg, deps, _ := strings.Cut(line, ": ")
+		for _, d := range strings.Fields(deps) {
+			if rel := relPkg(d); rel == "engine" || strings.HasPrefix(rel, "engine/") {
+				t.Errorf("%s depends on %s: the contract and the spec import no other engine package", relPkg(pkg), rel)
+			}
+		}
+	}
 	for _, line := range goList(t, "{{.ImportPath}}: {{join .Deps \" \"}}", "./internal/sandbox/...") {
 		pkg, deps, _ := strings.Cut(line, ": ")
 		for _, d := range strings.Fields(deps) {

@@ -327,7 +327,7 @@ func firstJSONBlock(t *testing.T, path, after string) []byte {
 // docs/spec.md stays true).
 func TestSpecSchemaAgreesWithTheLoader(t *testing.T) {
 	sch := compileSchema(t, "spec.v1.json")
-	sample, err := os.ReadFile("engine/testdata/spec/sample.json")
+	sample, err := os.ReadFile("engine/spec/testdata/spec/sample.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestSpecSchemaAgreesWithTheLoader(t *testing.T) {
 	refused := func(name, spec string) tc { return tc{name, spec, false, false} }
 	loaderOnly := func(name, spec string) tc { return tc{name, spec, false, true} }
 	cases := []tc{
-		valid("engine/testdata/spec/sample.json", string(sample)),
+		valid("engine/spec/testdata/spec/sample.json", string(sample)),
 		valid("README's example", string(firstJSONBlock(t, "README.md", "## A spec, by example"))),
 		valid("docs/spec.md's example", string(firstJSONBlock(t, "docs/spec.md", ""))),
 		valid("nulls are absent", `{"hypotheses":[{"name":"a","base":null,"edits":null,"delete":null,"patch":null}],"command":null,"timeout":null,"jobs":null,"env":{"A":null},"net":null,"tmp":null,"junit":null,"test_paths":null,"allow_test_edits":null,"confirm":null,"remote":null,"common":null}`),
@@ -409,7 +409,7 @@ func TestSpecSchemaAgreesWithTheLoader(t *testing.T) {
 	}
 	// Every spec the repository holds (the demo's, the judge fixtures',
 	// the engine's testdata) is valid to both.
-	for _, pattern := range []string{"demo/fixture/spec/*.json", "engine/testdata/spec/*.json", "testdata/judge/*/*.json"} {
+	for _, pattern := range []string{"demo/fixture/spec/*.json", "engine/spec/testdata/spec/*.json", "testdata/judge/*/*.json"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
 			b, err := os.ReadFile(f)

@@ -90,7 +90,7 @@ func (p *canaryPlan) stripOne(s parse.Summary, obs *canaryObs) parse.Summary {
 // 1 with no failure but the canary's is a pass (the runner failed because
 // of the canary alone); exit 0 although the canary failed is a forged exit
 // status, a failure. It runs after the usual status rules (runOne).
-func (p *canaryPlan) settle(r *Result, o Outcome) {
+func (p *canaryPlan) settle(r *result, o Outcome) {
 	obs := r.canary
 	if p == nil || obs == nil || r.ExitCode == nil || o.Signal != "" {
 		return
@@ -122,7 +122,7 @@ func (p *canaryPlan) failExit() int {
 // tamperVerdict fills every result's Tampered from what the canary showed
 // against the baseline's run, and from counts and names the baseline's
 // judge does not have. Rank calls it; it may run again on the same results.
-func tamperVerdict(results []*Result, base *Result) {
+func tamperVerdict(results []*result, base *result) {
 	// What any run reported failing, the baseline's included, is what
 	// the runner collects: a run that passed must have reported it too
 	// (cargo stops at the first failing test binary, so a failing
@@ -195,7 +195,7 @@ func tamperVerdict(results []*Result, base *Result) {
 // printed. A baseline failure that stands for a whole file or package (a
 // collection error, a build failure) hides how many tests it holds: the
 // count is then not compared, and names inside it are the judge's.
-func judgeCountEvidence(base, r *Result) []string {
+func judgeCountEvidence(base, r *result) []string {
 	if base.Tests == nil || r.Tests == nil || base.Tests.Unit != r.Tests.Unit {
 		return nil
 	}
@@ -252,7 +252,7 @@ func testStem(n string) string {
 
 // unitFailures are the baseline's failures that name a file or package
 // rather than a test.
-func unitFailures(base *Result) []string {
+func unitFailures(base *result) []string {
 	var out []string
 	for n := range base.failedTests {
 		if !strings.Contains(n, "::") && !strings.Contains(n, ".Test") && !strings.Contains(n, " > ") && !strings.Contains(n, " › ") &&

@@ -129,8 +129,8 @@ func TestCanaryIsNotTheReason(t *testing.T) {
 // tampered; new cases of a parametrised test the judge has are not (the
 // cases may come from the code the fix extends).
 func TestTamperNamesAndCounts(t *testing.T) {
-	mk := func(name string, passed []string, failed []string) *Result {
-		r := &Result{Name: name, Status: StatusPassed, Tests: &Tests{Framework: "pytest", Passed: len(passed), Failed: len(failed)}, passedTests: set(passed), failedTests: set(failed)}
+	mk := func(name string, passed []string, failed []string) *result {
+		r := &result{Result: &Result{Name: name, Status: StatusPassed, Tests: &Tests{Framework: "pytest", Passed: len(passed), Failed: len(failed)}}, passedTests: set(passed), failedTests: set(failed)}
 		if len(failed) > 0 {
 			r.Status = StatusFailed
 		}
@@ -139,7 +139,7 @@ func TestTamperNamesAndCounts(t *testing.T) {
 	base := mk("baseline", []string{"t.py::test_a", "t.py::test_p[1]"}, []string{"t.py::test_b"})
 	fix := mk("fix", []string{"t.py::test_a", "t.py::test_p[1]", "t.py::test_p[2]", "t.py::test_b"}, nil)
 	fake := mk("fake", []string{"t.py::test_a", "t.py::test_p[1]", "t.py::test_b", "t.py::test_everything"}, nil)
-	Rank([]*Result{base, fix, fake}, []Hypothesis{{Name: "baseline"}, {Name: "fix", Files: []File{file("a.py", "x")}}, {Name: "fake", Files: []File{file("a.py", "y")}}})
+	rank([]*result{base, fix, fake}, []Hypothesis{{Name: "baseline"}, {Name: "fix", Files: []File{file("a.py", "x")}}, {Name: "fake", Files: []File{file("a.py", "y")}}})
 	if fix.Tampered != nil {
 		t.Errorf("fix: %s", *fix.Tampered)
 	}

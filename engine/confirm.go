@@ -19,7 +19,7 @@ const maxConfirmed = 3
 // most maxConfirmed in all. A confirmed leader is marked so; results are
 // ranked again after each round. It returns the sandbox's Exhausted error
 // when that cut the reruns short: no leader is confirmed then.
-func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results []*Result, now func() time.Time) error {
+func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results []*result, now func() time.Time) error {
 	byName := map[string]Hypothesis{}
 	for _, h := range cfg.Hyps {
 		byName[h.Name] = h
@@ -38,7 +38,7 @@ func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results [
 		if lead == nil {
 			return nil
 		}
-		targets := []*Result{lead}
+		targets := []*result{lead}
 		if !baseDone && base != lead {
 			targets = append(targets, base)
 		}
@@ -53,7 +53,7 @@ func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results [
 		if lead.Passes == lead.Runs {
 			lead.confirmed = true
 		}
-		Rank(results, cfg.Hyps)
+		rank(results, cfg.Hyps)
 		if lead.confirmed {
 			return nil
 		}
@@ -63,7 +63,7 @@ func confirm(ctx context.Context, cfg *Config, em *emitter, jd *judge, results [
 
 // rerun runs each target cfg.Confirm more times, at most jobs at once, and
 // merges each rerun into its result as it ends.
-func rerun(ctx context.Context, cfg *Config, em *emitter, jd *judge, hyps map[string]Hypothesis, targets []*Result, jobs int, now func() time.Time) {
+func rerun(ctx context.Context, cfg *Config, em *emitter, jd *judge, hyps map[string]Hypothesis, targets []*result, jobs int, now func() time.Time) {
 	var mu sync.Mutex // guards the targets while reruns merge
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
@@ -77,11 +77,11 @@ func rerun(ctx context.Context, cfg *Config, em *emitter, jd *judge, hyps map[st
 				break
 			}
 			wg.Add(1)
-			go func(r *Result, n int) {
+			go func(r *result, n int) {
 				defer wg.Done()
 				defer func() { <-sem }()
 				h := hyps[r.Name]
-				ar := &Result{Name: r.Name}
+				ar := &result{Result: &Result{Name: r.Name}}
 				if cfg.LogDir != "" {
 					ar.Log = filepath.Join(cfg.LogDir, h.Name, fmt.Sprintf("output.%d.log", n))
 				}
@@ -92,9 +92,9 @@ func rerun(ctx context.Context, cfg *Config, em *emitter, jd *judge, hyps map[st
 				// node failed) says nothing of the candidate.
 				lost := ar.Status == StatusError && exhausted(cfg.Sandbox) != nil
 				merge(r, ar, r == targets[0], ctx.Err() != nil || lost)
-				rc := *r
+				rc := r.snapshot()
 				mu.Unlock()
-				aem.emit(Event{Kind: KindHypFinished, Hyp: r.Name, Result: &rc})
+				aem.emit(Event{Kind: KindHypFinished, Hyp: r.Name, Result: rc})
 			}(r, n)
 		}
 	}
@@ -105,7 +105,7 @@ func rerun(ctx context.Context, cfg *Config, em *emitter, jd *judge, hyps map[st
 // leader that does not pass makes the candidate failed, and the result
 // then shows that run (its counts, output and log) so the report tells
 // why; a cancelled rerun counts for nothing.
-func merge(r, a *Result, lead, cancelled bool) {
+func merge(r, a *result, lead, cancelled bool) {
 	if cancelled || a.Status == StatusCancelled {
 		return
 	}

@@ -209,7 +209,7 @@ func groupProposals(props []*crossProposal, mods *goModules) [][]*crossProposal 
 // afterJudged is called when a hypothesis's judged run ended: its cross
 // jobs are started (they wait for a slot) when it passed, or when it
 // proposed tests (its own run decides whether they reproduce).
-func (cp *crossPhase) afterJudged(ctx context.Context, r *Result, sem chan struct{}, now func() time.Time) {
+func (cp *crossPhase) afterJudged(ctx context.Context, r *result, sem chan struct{}, now func() time.Time) {
 	cp.judgedTook(time.Duration(r.DurationMS) * time.Millisecond)
 	_, proposer := cp.byName[r.Name]
 	if r.Status != StatusPassed && !proposer {
@@ -492,7 +492,7 @@ func overlayJudge(code Hypothesis, g []*crossProposal) Hypothesis {
 
 // finish fills proposed_tests (with reproduces), cross and the judged-run
 // notes from what the jobs saw.
-func (cp *crossPhase) finish(results []*Result) {
+func (cp *crossPhase) finish(results []*result) {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	repro := map[string][]proposedTest{} // proposer -> its reproductions
@@ -549,7 +549,7 @@ func (cp *crossPhase) ownPassed(name string) map[string]bool {
 	return cp.passed[cp.keys[name]]
 }
 
-func resultNamed(results []*Result, name string) *Result {
+func resultNamed(results []*result, name string) *result {
 	for _, r := range results {
 		if r.Name == name {
 			return r

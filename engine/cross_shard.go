@@ -28,16 +28,6 @@ import (
 // candidates' jobs for the other shards' proposals (one job per target
 // and group, the proposed tests only where the runner can select them).
 
-// ShardCross is a shard's cross-phase outcomes (report field
-// shard.cross_outcomes): Checkout[proposer][test] on the checkout,
-// Targets[hyp][proposer][test] on the code of each of the shard's hypotheses the phase ran on; each
-// outcome "pass" or "fail", a test without one left out. A test is named
-// as cross's refs name it (FILE::NAME, JavaScript FILE > title).
-type ShardCross struct {
-	Checkout map[string]map[string]string            `json:"checkout"`
-	Targets  map[string]map[string]map[string]string `json:"targets"`
-}
-
 // Outcome words of ShardCross.
 const (
 	crossWordPass = "pass"
@@ -48,10 +38,10 @@ const (
 // or, in a shard, over every hypothesis of the whole spec (their judge
 // splits and checkout originals computed here; splits is not changed).
 func newRunCrossPhase(cfg *Config, em *emitter, jd *judge, splits map[string]judgeSplit, orig map[string]FileState) *crossPhase {
-	if cfg.Shard == nil || len(cfg.Shard.SpecHyps) == 0 || cfg.NoCross || cfg.NewParser == nil {
+	if cfg.Shard == nil || len(cfg.ShardHyps) == 0 || cfg.NoCross || cfg.NewParser == nil {
 		return newCrossPhase(cfg, em, jd, splits, orig, cfg.Hyps)
 	}
-	all := cfg.Shard.SpecHyps
+	all := cfg.ShardHyps
 	allOrig := ReadOriginals(cfg.Workspace, all)
 	for p, st := range orig {
 		allOrig[p] = st // the run's own reads stand for its hypotheses' paths
@@ -69,7 +59,7 @@ func newRunCrossPhase(cfg *Config, em *emitter, jd *judge, splits map[string]jud
 
 // shardInfo is the report's shard field: info with what the cross phase
 // saw (nil cp: the phase did not run, no cross).
-func (cp *crossPhase) shardInfo(info *ShardInfo, results []*Result) *ShardInfo {
+func (cp *crossPhase) shardInfo(info *ShardInfo, results []*result) *ShardInfo {
 	if info == nil || cp == nil {
 		return info
 	}
@@ -80,7 +70,7 @@ func (cp *crossPhase) shardInfo(info *ShardInfo, results []*Result) *ShardInfo {
 
 // table is what the jobs saw, by target: the checkout, and each of the
 // run's hypotheses whose code some job ran.
-func (cp *crossPhase) table(results []*Result) *ShardCross {
+func (cp *crossPhase) table(results []*result) *ShardCross {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	words := func(m map[string]map[string]crossOutcome) map[string]map[string]string {

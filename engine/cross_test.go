@@ -295,7 +295,7 @@ func TestSplitJudge(t *testing.T) {
 		Deletes: []string{"src/old.py", "tests/test_old.py"},
 		Common:  []File{file("repro/data.txt", "d")},
 		// The spec's common check.sh, which the candidate rewrote.
-		replacedCommon: []File{file("repro/check.sh", "judge")},
+		ReplacedCommon: []File{file("repro/check.sh", "judge")},
 	}
 	existed := func(p string) bool { return p == "lib/testing.py" || p == "src/old.py" || p == "tests/test_old.py" }
 	s := splitJudge(jd, h, existed)

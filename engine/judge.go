@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -44,9 +43,6 @@ var runnerConfigPrefixes = []string{"jest.config.", "vitest.config.", "vitest.wo
 // proposes such a path is still judged by its name.
 var runtimeNoise = []string{"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".tox", ".nox",
 	"node_modules", ".vite", ".vitest", ".cache", ".nyc_output", "coverage", "htmlcov", "target", ".gradle", "build", "dist", ".jest-cache"}
-
-// MaxConfirm bounds --confirm: each rerun costs a whole test run.
-const MaxConfirm = 20
 
 // judge decides which workspace-relative paths belong to the judge.
 type judge struct {
@@ -176,24 +172,4 @@ func matchParts(g, p []string) bool {
 		g, p = g[1:], p[1:]
 	}
 	return len(p) == 0
-}
-
-// checkGlob returns why a test_paths glob is refused, or "".
-func checkGlob(g string) string {
-	switch {
-	case g == "":
-		return "empty glob"
-	case strings.HasPrefix(g, "/"):
-		return fmt.Sprintf("absolute glob %q: test_paths are relative to the workspace root", g)
-	case strings.ContainsFunc(g, isControl):
-		return fmt.Sprintf("control character in glob %q", g)
-	case strings.ContainsRune(g, '\\'):
-		return fmt.Sprintf("backslash in glob %q: use / to separate components (escapes are not supported)", g)
-	}
-	for _, c := range strings.Split(g, "/") {
-		if _, err := path.Match(c, ""); err != nil {
-			return fmt.Sprintf("bad glob %q: %v", g, err)
-		}
-	}
-	return ""
 }

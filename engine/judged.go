@@ -5,6 +5,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/shadow-dev/shadow/engine/report"
 )
 
 // The judged run (issue 22): a candidate is judged by running its code
@@ -82,9 +84,9 @@ func splitJudge(jd *judge, h Hypothesis, existed func(string) bool) judgeSplit {
 		}
 	}
 	// The judge's own version of a common path the candidate rewrote.
-	if len(h.replacedCommon) > 0 || len(h.replacedCommonDeletes) > 0 {
-		s.code.Common = append(append([]File{}, h.Common...), h.replacedCommon...)
-		s.code.CommonDeletes = append(append([]string{}, h.CommonDeletes...), h.replacedCommonDeletes...)
+	if len(h.ReplacedCommon) > 0 || len(h.ReplacedCommonDeletes) > 0 {
+		s.code.Common = append(append([]File{}, h.Common...), h.ReplacedCommon...)
+		s.code.CommonDeletes = append(append([]string{}, h.CommonDeletes...), h.ReplacedCommonDeletes...)
 		sort.Slice(s.code.Common, func(i, j int) bool { return s.code.Common[i].Path < s.code.Common[j].Path })
 		sort.Strings(s.code.CommonDeletes)
 	}
@@ -124,7 +126,7 @@ func existedIn(orig map[string]FileState) func(string) bool {
 // that passed when its own judge part was laid over its code (the cross
 // phase's run on it), to say it passes only with its own test changes.
 // "" when nothing ties the failure to its test changes.
-func neededNote(r *Result, split judgeSplit, proposed []proposedTest, ownPassed map[string]bool, mods *goModules) string {
+func neededNote(r *result, split judgeSplit, proposed []proposedTest, ownPassed map[string]bool, mods *goModules) string {
 	if len(split.paths) == 0 || r.Status != StatusFailed {
 		return ""
 	}
@@ -184,7 +186,7 @@ func neededNote(r *Result, split judgeSplit, proposed []proposedTest, ownPassed 
 }
 
 // judgedNotePrefix starts the note neededNote adds to a reason.
-const judgedNotePrefix = "judged without its own test changes: "
+const judgedNotePrefix = report.JudgedNotePrefix
 
 func hasConfigPrefix(base string) bool {
 	for _, pre := range runnerConfigPrefixes {
@@ -240,7 +242,7 @@ func samePath(a, b string) bool {
 
 // judgedNotes adds to the reason of each candidate that failed its judged
 // run which of its own test changes it needed (neededNote).
-func judgedNotes(results []*Result, splits map[string]judgeSplit, orig map[string]FileState, cp *crossPhase, workspace string) {
+func judgedNotes(results []*result, splits map[string]judgeSplit, orig map[string]FileState, cp *crossPhase, workspace string) {
 	mods := newGoModules(workspace)
 	for _, r := range results {
 		s := splits[r.Name]

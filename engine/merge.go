@@ -168,7 +168,7 @@ func MergeShards(reps []*Report, names []string) (*Report, error) {
 
 	sort.SliceStable(results, func(i, j int) bool {
 		a, b := results[i], results[j]
-		return a.RankKey.less(b.RankKey, order[a.Name], order[b.Name])
+		return rankKeyLess(a.RankKey, b.RankKey, order[a.Name], order[b.Name])
 	})
 	confirmRun, unconfirmed := false, false
 	for _, r := range results {

@@ -11,18 +11,55 @@ const (
 	tierAborted             // timed out, error, cancelled
 )
 
-// Rank orders results as docs/report.md says, in tiers: passed and not
-// disqualified; passed and disqualified; the rest that ran to the end with
-// known counts; no counts (a run that collected no tests where another ran
-// some is counted here); timed out, error, cancelled. Within a tier: fewer
-// failing tests, more passing tests, fewer changed lines, spec order (a
-// candidate that failed a --confirm rerun ranks first among the failed).
+// Rank orders results as docs/report.md ("Ranking") says, from what the
+// results themselves carry: it is how every reader of the contract (the
+// TUI live and `shadow watch`, from the same shadow.event/v1 results) ranks
+// a run that has not finished, so they agree. The judge's working state
+// the run ranked on (per-test outcomes, run-time changes, the canary) is
+// not part of a result: what a reader cannot know counts as absent, and a
+// result ranked before (rank_key set) keeps what its key says of the
+// flags (--allow-suspicious, --confirm) and of the judged lines. The
+// results are changed in place as rank changes them (fixed, broken,
+// edits_tests, lost_tests, disqualified, tampered, ties_with, rank,
+// rank_key): pass copies to keep the originals.
+func Rank(results []*Result, hyps []Hypothesis) {
+	rs := make([]*result, len(results))
+	for i, r := range results {
+		rs[i] = fromEntry(r)
+	}
+	rank(rs, hyps)
+	for i, r := range rs {
+		results[i] = r.Result
+	}
+}
+
+// fromEntry is the judge's record of a result known only by its exported
+// fields.
+func fromEntry(r *Result) *result {
+	x := &result{Result: r, judgeProposed: r.JudgeEdits, judgeChanged: without(r.EditsTests, r.JudgeEdits)}
+	if k := r.RankKey; k != nil {
+		x.allowSuspicious = k.Tier == tierPassed && r.Suspicious != nil
+		x.confirmFailed, x.confirmed = k.ConfirmFailed, k.Confirmed
+		if k.Lines != r.ChangedLines {
+			x.judged, x.codeLines = true, k.Lines
+		}
+	}
+	return x
+}
+
+// rank is Rank on the judge's records, as the run ranks its hypotheses,
+// in tiers: passed and not disqualified; passed and disqualified; the rest
+// that ran to the end with known counts; no counts (a run that collected
+// no tests where another ran some is counted here); timed out, error,
+// cancelled. Within a tier: fewer failing tests, more passing tests, fewer
+// changed lines, spec order (a candidate that failed a --confirm rerun
+// ranks first among the failed).
 //
 // It also fills in each result's verdict against the first baseline
 // hypothesis: fixed, broken, edits_tests, lost_tests, disqualified and
 // ties_with. hyps is in spec order, as results is on entry, and names the
-// baseline (IsBaseline). Rank may be called again on the same results.
-func Rank(results []*Result, hyps []Hypothesis) {
+// baseline (IsBaseline). rank may be called again on the same results.
+func rank(results []*result, hyps []Hypothesis) {
 	order := make(map[string]int, len(results))
 	for i, r := range results {
 		order[r.Name] = i
@@ -65,7 +102,7 @@ func Rank(results []*Result, hyps []Hypothesis) {
 		}
 		// Cross-examination (cross.go): a candidate that fails other
 		// candidates' reproductions ranks below one that fails fewer.
-		if ca, cb := crossFailedFrom(a), crossFailedFrom(b); ca != cb {
+		if ca, cb := crossFailedFrom(a.Result), crossFailedFrom(b.Result); ca != cb {
 			return ca < cb
 		}
 		if la, lb := rankLines(a), rankLines(b); la != lb {
@@ -82,7 +119,7 @@ func Rank(results []*Result, hyps []Hypothesis) {
 
 // Leader is the first result of the first tier after Rank, or nil: the
 // winner, unless --confirm reruns still have to confirm it.
-func Leader(results []*Result) *Result {
+func Leader(results []*result) *result {
 	for _, r := range results {
 		if r.tier == tierPassed && r.Status == StatusPassed {
 			return r
@@ -91,7 +128,7 @@ func Leader(results []*Result) *Result {
 	return nil
 }
 
-func baselineOf(results []*Result, hyps []Hypothesis) *Result {
+func baselineOf(results []*result, hyps []Hypothesis) *result {
 	for _, h := range hyps {
 		if !h.IsBaseline() {
 			continue
@@ -107,7 +144,7 @@ func baselineOf(results []*Result, hyps []Hypothesis) *Result {
 }
 
 // verdict fills r's fields measured against the baseline.
-func verdict(r, base *Result, baseChanged, baseFlaky map[string]bool, anyRan bool) {
+func verdict(r, base *result, baseChanged, baseFlaky map[string]bool, anyRan bool) {
 	flaky := baseFlaky
 	if len(r.Flaky) > 0 {
 		flaky = map[string]bool{}
@@ -151,7 +188,7 @@ func verdict(r, base *Result, baseChanged, baseFlaky map[string]bool, anyRan boo
 	}
 }
 
-func tierOf(r *Result, anyRan bool) int {
+func tierOf(r *result, anyRan bool) int {
 	switch r.Status {
 	case StatusPassed, StatusFailed:
 	default:
@@ -177,21 +214,21 @@ func tierOf(r *Result, anyRan bool) int {
 // rankLines is the size a tie is broken on: the code part's changed lines
 // for a judged candidate (its proposed tests are not what is judged, so a
 // fix that brings a test is not the bigger fix), all of them otherwise.
-func rankLines(r *Result) int {
+func rankLines(r *result) int {
 	if r.judged {
 		return r.codeLines
 	}
 	return r.ChangedLines
 }
 
-func failedCount(r *Result) int {
+func failedCount(r *result) int {
 	if r.Tests == nil {
 		return 0
 	}
 	return r.Tests.Failed
 }
 
-func passedCount(r *Result) int {
+func passedCount(r *result) int {
 	if r.Tests == nil {
 		return 0
 	}
@@ -224,8 +261,8 @@ func sortedUnique(s []string) []string {
 // run-time changes: the judge paths every hypothesis's command changed (a
 // suite that writes a fixture under tests/ does it in every run). With a
 // single hypothesis nothing can be told apart, and nothing is excused.
-func changedByAll(results []*Result) map[string]bool {
-	var ran []*Result
+func changedByAll(results []*result) map[string]bool {
+	var ran []*result
 	for _, r := range results {
 		if r.Status == StatusPassed || r.Status == StatusFailed {
 			ran = append(ran, r)

@@ -56,7 +56,7 @@ func FailureReason(output string) string {
 // end the time the command ended). A timeout says what the command was
 // doing: still printing (the machine may have been too busy) or silent
 // since a line (a hang); the contention note is kept only for the first.
-func setReason(r *Result, t *tail, timeout time.Duration, end time.Time) {
+func setReason(r *result, t *tail, timeout time.Duration, end time.Time) {
 	switch r.Status {
 	case StatusPassed, StatusCancelled, StatusQueued, StatusRunning:
 		return
@@ -90,7 +90,7 @@ func setReason(r *Result, t *tail, timeout time.Duration, end time.Time) {
 // waiting for lock" (a hang; the contention note of r.Error goes, since
 // a busy machine slows output, it does not stop it), or "timed out after
 // 10s while still printing: ..." (slow, or the machine was busy).
-func timeoutReason(r *Result, t *tail, timeout time.Duration, end time.Time) string {
+func timeoutReason(r *result, t *tail, timeout time.Duration, end time.Time) string {
 	last := lastLine(r.OutputTail)
 	head := fmt.Sprintf("timed out after %s", timeout)
 	if timeout <= 0 && r.Error != nil {
@@ -112,7 +112,7 @@ func timeoutReason(r *Result, t *tail, timeout time.Duration, end time.Time) str
 // stripContention replaces a timeout's "may be contention rather than a
 // hang" note (machine.go's contention) with msg when the output shows a
 // hang: the note is wrong then, and sent people looking at the load.
-func stripContention(r *Result, msg string) {
+func stripContention(r *result, msg string) {
 	if r.Error != nil && strings.HasPrefix(*r.Error, "timed out") {
 		rest := ""
 		if i := strings.Index(*r.Error, "; "); i >= 0 {
@@ -125,7 +125,7 @@ func stripContention(r *Result, msg string) {
 
 // lastLineReason: no rule matched; the exit status and the last line the
 // command printed are still better than nothing.
-func lastLineReason(r *Result, out string) string {
+func lastLineReason(r *result, out string) string {
 	l := lastLine(out)
 	code := ""
 	if r.ExitCode != nil {
@@ -439,40 +439,4 @@ func clip(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// SameFailure is the no-winner line when no hypothesis passed and every
-// one that ran failed with the same reason: then the candidates are not
-// what failed, the command or its environment is (no pytest, a missing
-// tool, a test file that does not import), and "no hypothesis passed"
-// alone sent people rewriting candidates. "" otherwise.
-func SameFailure(r *Report) string {
-	var reason string
-	n := 0
-	for _, h := range r.Hypotheses {
-		switch {
-		case h.Status == StatusPassed:
-			return ""
-		case h.Status == StatusCancelled:
-			continue
-		case h.Reason == nil:
-			return ""
-		case n > 0 && *h.Reason != reason:
-			return ""
-		}
-		reason = *h.Reason
-		n++
-	}
-	if n == 0 {
-		return ""
-	}
-	every := "every hypothesis"
-	if n == 1 {
-		every = "the only hypothesis"
-	}
-	what := "the command or its environment is what to fix, not the candidates"
-	if strings.HasPrefix(reason, "command not found") || strings.Contains(reason, "No module named") {
-		what = "the command cannot run here: install it where the command runs, or give the command the project uses"
-	}
-	return fmt.Sprintf("no hypothesis passed: %s failed the same way (%s): %s", every, reason, what)
 }

@@ -51,7 +51,7 @@ func TestTailKeepsCollectionErrorUnderCapturedStderr(t *testing.T) {
 	if !strings.Contains(out, "E   ImportError: cannot import name 'subtract'") {
 		t.Fatalf("the tail lost the collection error:\n%s", out)
 	}
-	r := &Result{Status: StatusFailed, OutputTail: out, ExitCode: new(int)}
+	r := &result{Result: &Result{Status: StatusFailed, OutputTail: out, ExitCode: new(int)}}
 	*r.ExitCode = 2
 	setReason(r, &tl, time.Minute, time.Now())
 	if r.Reason == nil || !strings.HasPrefix(*r.Reason, "collection error in tests/test_calc.py: ImportError") {
@@ -68,7 +68,7 @@ func TestTimeoutReasonTellsHangFromSlow(t *testing.T) {
 	var hung tail
 	hung.write([]byte("collecting...\nwaiting for the lock on /tmp/x\n"))
 	hung.last = end.Add(-9 * time.Second)
-	r := &Result{Status: StatusTimedOut, OutputTail: hung.String(), Error: &busy}
+	r := &result{Result: &Result{Status: StatusTimedOut, OutputTail: hung.String(), Error: &busy}}
 	setReason(r, &hung, 10*time.Second, end)
 	if r.Reason == nil || !strings.Contains(*r.Reason, "silent for the last 9s after: waiting for the lock on /tmp/x") {
 		t.Errorf("hang reason: %v", r.Reason)
@@ -81,7 +81,7 @@ func TestTimeoutReasonTellsHangFromSlow(t *testing.T) {
 	var slow tail
 	slow.write([]byte("test 1 ok\ntest 2 ok\n"))
 	slow.last = end.Add(-200 * time.Millisecond)
-	r = &Result{Status: StatusTimedOut, OutputTail: slow.String(), Error: &busy2}
+	r = &result{Result: &Result{Status: StatusTimedOut, OutputTail: slow.String(), Error: &busy2}}
 	setReason(r, &slow, 10*time.Second, end)
 	if r.Reason == nil || !strings.Contains(*r.Reason, "while still printing: test 2 ok") {
 		t.Errorf("slow reason: %v", r.Reason)
@@ -95,12 +95,12 @@ func TestTimeoutReasonTellsHangFromSlow(t *testing.T) {
 // reason.
 func TestFailureReasonFallsBackToLastLine(t *testing.T) {
 	code := 3
-	r := &Result{Status: StatusFailed, ExitCode: &code, OutputTail: "building\nchecking v.txt\n"}
+	r := &result{Result: &Result{Status: StatusFailed, ExitCode: &code, OutputTail: "building\nchecking v.txt\n"}}
 	setReason(r, nil, 0, time.Now())
 	if r.Reason == nil || *r.Reason != "exit 3; last line: checking v.txt" {
 		t.Errorf("fallback: %v", r.Reason)
 	}
-	p := &Result{Status: StatusPassed, OutputTail: "error: but passed\n"}
+	p := &result{Result: &Result{Status: StatusPassed, OutputTail: "error: but passed\n"}}
 	setReason(p, nil, 0, time.Now())
 	if p.Reason != nil {
 		t.Errorf("a pass got a reason: %s", *p.Reason)

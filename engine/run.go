@@ -64,8 +64,11 @@ type Config struct {
 	Now func() time.Time
 
 	// Shard: this run is one shard of a larger one (--shard K/N); the
-	// report carries it for `shadow merge`.
-	Shard *ShardInfo
+	// report carries it for `shadow merge`. ShardHyps are every hypothesis
+	// of the whole spec, resolved, in spec order (not part of the report):
+	// the cross phase of a shard plans every proposal, not only its slice's.
+	Shard     *ShardInfo
+	ShardHyps []Hypothesis
 
 	// canary is the run's tamper canary (canary.go; Run sets it).
 	canary *canaryPlan
@@ -91,6 +94,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		Command: cfg.Command, Mode: string(cfg.Sandbox.Mode()), StartedAt: started.UTC(),
 		StalePaths: []string{}, Applied: []string{},
 		CPUs: cpus(), Load: loadAvg(), Shard: cfg.Shard,
+		Judged: !cfg.AllowTestEdits, AllowSuspicious: cfg.AllowSuspicious,
 	}
 	copyCost := startCopyCost(cfg.Sandbox)
 	names := make([]string, len(cfg.Hyps))
@@ -114,7 +118,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	stale := StartStaleWatch(cfg.Workspace, cfg.ScanExclude...)
 	jd := newJudge(cfg.TestPaths, commonPaths(cfg.Hyps))
 	cfg.canary = planCanary(cfg.Workspace, cfg.Subdir, cfg.Command)
-	results := make([]*Result, len(cfg.Hyps))
+	results := make([]*result, len(cfg.Hyps))
 	splits := map[string]judgeSplit{}
 	cfg.jobHyps = map[string]Hypothesis{}
 	for i, h := range cfg.Hyps {
@@ -132,8 +136,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 			cfg.jobHyps[h.Name] = s.code.WithCommon()
 		}
 		results[i].allowSuspicious = cfg.AllowSuspicious
-		addSuspicious(results[i], scanCode(jd, h, orig))
-		addSuspicious(results[i], gitRiskReason(cfg.Workspace, h, orig))
+		addSuspicious(results[i].Result, scanCode(jd, h, orig))
+		addSuspicious(results[i].Result, gitRiskReason(cfg.Workspace, h, orig))
 	}
 
 	cp := newRunCrossPhase(&cfg, em, jd, splits, orig)
@@ -147,15 +151,15 @@ func Run(ctx context.Context, cfg Config) *Report {
 		}
 		if ctx.Err() != nil {
 			results[i].Status = StatusCancelled
-			rc := *results[i]
-			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: &rc})
+			rc := results[i].snapshot()
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			continue
 		}
 		if err := exhausted(cfg.Sandbox); err != nil {
 			<-sem
-			markNotRun(results[i], err)
-			rc := *results[i]
-			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: &rc})
+			markNotRun(results[i].Result, err)
+			rc := results[i].snapshot()
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			continue
 		}
 		wg.Add(1)
@@ -163,8 +167,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 			defer wg.Done()
 			defer func() { <-sem }()
 			runOne(ctx, &cfg, em, jd, cfg.jobHyps[cfg.Hyps[i].Name], results[i], now)
-			rc := *results[i]
-			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: &rc})
+			rc := results[i].snapshot()
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			if cp != nil {
 				cp.afterJudged(ctx, results[i], sem, now)
 			}
@@ -183,7 +187,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		judgedNotes(results, splits, orig, cp, cfg.Workspace)
 	}
 
-	Rank(results, cfg.Hyps)
+	rank(results, cfg.Hyps)
 	// Every node failed before every hypothesis had run: the run stopped,
 	// and says why (a node lost after the last one finished is no loss).
 	if err := exhausted(cfg.Sandbox); err != nil && ctx.Err() == nil {
@@ -205,8 +209,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 	rep.Cancelled = ctx.Err() != nil
 	rep.StalePaths = stale.Stop(orig)
 	rep.Stale = len(rep.StalePaths) > 0
-	rep.Hypotheses = results
-	rep.Seal = commonSeal(results)
+	rep.Hypotheses = entries(results)
+	rep.Seal = commonSeal(rep.Hypotheses)
 	if w := Leader(results); w != nil && (cfg.Confirm == 0 || w.confirmed) {
 		name := w.Name
 		rep.Winner = &name
@@ -235,8 +239,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 	return rep
 }
 
-func newResult(h Hypothesis, orig map[string]FileState, log string) *Result {
-	r := &Result{Name: h.Name, Status: StatusQueued, Files: []string{}, Log: log, EditsTests: []string{}, TiesWith: []string{}}
+func newResult(h Hypothesis, orig map[string]FileState, log string) *result {
+	r := &result{Result: &Result{Name: h.Name, Status: StatusQueued, Files: []string{}, Log: log, EditsTests: []string{}, TiesWith: []string{}}}
 	var diff []byte
 	for _, f := range h.Files {
 		o := orig[f.Path]
@@ -286,7 +290,7 @@ func lastIndexByte(p []byte, c byte) int {
 
 // runOne runs one hypothesis once and fills r with what it showed; the
 // caller sends hyp_finished. em stamps the events of a rerun.
-func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothesis, r *Result, now func() time.Time) {
+func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothesis, r *result, now func() time.Time) {
 	start := now()
 	r.Status = StatusRunning
 	em.emit(Event{Kind: KindHypStarted, Hyp: h.Name})
@@ -393,7 +397,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	}
 	cfg.canary.settle(r, o)                     // canary_observe.go: its failure alone is a pass
 	setReason(r, &out.tail, cfg.Timeout, now()) // reason.go: why it did not pass, in one line
-	addNetHint(r, cfg.Net, Mode(r.Mode))        // nethint.go: a localhost port taken or refused
+	addNetHint(r.Result, cfg.Net, Mode(r.Mode)) // nethint.go: a localhost port taken or refused
 	// The user's view of the output never shows the canary: its test,
 	// planted by shadow, is not one of theirs (the log keeps it all).
 	r.OutputTail = r.canary.without(r.OutputTail)
@@ -402,7 +406,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	}
 	// What it wrote outside the workspace, and whether that or its own
 	// edits try to outlive the run (outside.go).
-	applyOutside(r, h, o, cfg.Env)
+	applyOutside(r.Result, h, o, cfg.Env)
 	r.PeakMemoryBytes, r.Limits = o.PeakMemoryBytes, o.Limits
 	r.Runs, r.Passes = 1, 0
 	if r.Status == StatusPassed {
@@ -411,7 +415,7 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	r.attempts = []attempt{{passed: r.Status == StatusPassed, counted: r.Tests != nil, failed: r.failedTests}}
 	var nre *NotRunError
 	if errors.As(err, &nre) {
-		markNotRun(r, nre.Err)
+		markNotRun(r.Result, nre.Err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shadow-dev/shadow/engine/report"
 	"github.com/shadow-dev/shadow/internal/scan"
 )
 
@@ -49,13 +50,7 @@ func addedLines(o FileState, new []byte) map[int]bool {
 	if !o.Exists || o.Dir {
 		return nil
 	}
-	out := map[int]bool{}
-	for _, op := range lineOps(string(o.Content), string(new)) {
-		if op.op == '+' {
-			out[op.newN+1] = true
-		}
-	}
-	return out
+	return report.AddedLines(o.Content, new)
 }
 
 // addSuspicious appends why to r's suspicious reasons (the seal may have

@@ -1,7 +1,5 @@
 package engine
 
-import "strings"
-
 // commonSeal is the run's seal: the one every hypothesis that ran
 // reports (copy and in-place modes), "" when they differ or none says.
 func commonSeal(results []*Result) string {
@@ -16,17 +14,4 @@ func commonSeal(results []*Result) string {
 		seal = r.Seal
 	}
 	return seal
-}
-
-// sealNote is the text report's header part for a seal: ", sealed by
-// landlock abi 7", or ", guards against accidents only" where nothing
-// sealed a copy or in-place command.
-func sealNote(seal string) string {
-	switch {
-	case seal == "":
-		return ""
-	case strings.HasPrefix(seal, "none"):
-		return ", unsealed: guards against accidents only"
-	}
-	return ", sealed by " + seal
 }

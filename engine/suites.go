@@ -30,7 +30,7 @@ type suite struct {
 // accountSuites records the runners' own summaries of a result (nil with
 // one runner: the result's own counts are that suite) and what they left
 // out (deselected).
-func accountSuites(r *Result, s *parse.Summary) {
+func accountSuites(r *result, s *parse.Summary) {
 	r.suites = nil
 	r.deselected = 0
 	if s == nil {
@@ -48,7 +48,7 @@ func accountSuites(r *Result, s *parse.Summary) {
 }
 
 // suitesOf is r's suites: its own, or its whole result as one.
-func suitesOf(r *Result) []suite {
+func suitesOf(r *result) []suite {
 	if len(r.suites) > 0 {
 		return r.suites
 	}
@@ -66,7 +66,7 @@ func (s suite) namesAll() bool {
 
 // everySuiteNamesAll reports whether each runner of r named every test it
 // ran: only then may r's tests be compared by name as a whole.
-func everySuiteNamesAll(r *Result) bool {
+func everySuiteNamesAll(r *result) bool {
 	for _, s := range r.suites {
 		if !s.namesAll() {
 			return false
@@ -76,12 +76,12 @@ func everySuiteNamesAll(r *Result) bool {
 }
 
 // multiSuite reports whether either result ran several runners.
-func multiSuite(base, r *Result) bool { return len(base.suites) > 1 || len(r.suites) > 1 }
+func multiSuite(base, r *result) bool { return len(base.suites) > 1 || len(r.suites) > 1 }
 
 // lostBySuite is lostTests runner by runner: each of the baseline's suites
 // against r's suite of the same runner (none: all its tests are lost). The
 // counts add up; the reason names the runner.
-func lostBySuite(base, r *Result) (n int, lost []string, why string) {
+func lostBySuite(base, r *result) (n int, lost []string, why string) {
 	rs := map[string]suite{}
 	for _, s := range suitesOf(r) {
 		rs[s.fw] = s

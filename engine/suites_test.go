@@ -9,13 +9,13 @@ import (
 	"github.com/shadow-dev/shadow/parse"
 )
 
-func resultFrom(t *testing.T, name, output string) *Result {
+func resultFrom(t *testing.T, name, output string) *result {
 	t.Helper()
 	s := parse.Parse([]byte(output), nil)
 	if s == nil {
 		t.Fatalf("%s: no counts", name)
 	}
-	r := &Result{Name: name, Status: StatusPassed, Tests: toTests(s)}
+	r := &result{Result: &Result{Name: name, Status: StatusPassed, Tests: toTests(s)}}
 	r.Tests.Unit = s.Unit
 	r.passedTests, r.failedTests = set(s.PassedTests), set(s.FailedTests)
 	accountSuites(r, s)
@@ -47,8 +47,8 @@ func TestTwoRunnersInOneCommandAreComparedLikeWithLike(t *testing.T) {
 		t.Fatalf("baseline suites %+v", base.suites)
 	}
 	hyps := []Hypothesis{{Name: "baseline"}, {Name: "fix", Files: []File{file("src/merge.js", "x")}}}
-	results := []*Result{base, fix}
-	Rank(results, hyps)
+	results := []*result{base, fix}
+	rank(results, hyps)
 	if fix.LostTests == nil || *fix.LostTests != 0 || fix.Disqualified != nil {
 		t.Errorf("fix: lost %v disqualified %q", fix.LostTests, strOr(fix.Disqualified))
 	}
@@ -64,8 +64,8 @@ func TestTwoRunnersInOneCommandAreComparedLikeWithLike(t *testing.T) {
 	if cheat.Tests.Passed != 9 {
 		t.Fatalf("cheat counts %+v", cheat.Tests)
 	}
-	results = []*Result{base, cheat}
-	Rank(results, []Hypothesis{{Name: "baseline"}, {Name: "cheat", Files: []File{file("src/merge.js", "x")}}})
+	results = []*result{base, cheat}
+	rank(results, []Hypothesis{{Name: "baseline"}, {Name: "cheat", Files: []File{file("src/merge.js", "x")}}})
 	if cheat.LostTests == nil || *cheat.LostTests != 2 || cheat.Disqualified == nil || !strings.Contains(*cheat.Disqualified, "node: runs 2 fewer tests than the baseline (node merge adds, node merge two)") {
 		t.Errorf("cheat: lost %v disqualified %q", cheat.LostTests, strOr(cheat.Disqualified))
 	}
@@ -78,7 +78,7 @@ func TestTwoRunnersInOneCommandAreComparedLikeWithLike(t *testing.T) {
 func TestDeselectedTestsAreLostEvenWhenTotalsMatch(t *testing.T) {
 	base := resultFrom(t, "baseline", "..F.....................                     [100%]\n1 failed, 23 passed in 0.05s\n")
 	cheat := resultFrom(t, "cheat", "........................                    [100%]\n24 passed, 1 deselected in 0.05s\n")
-	Rank([]*Result{base, cheat}, []Hypothesis{{Name: "baseline"}, {Name: "cheat", Files: []File{file("src/x.py", "x")}}})
+	rank([]*result{base, cheat}, []Hypothesis{{Name: "baseline"}, {Name: "cheat", Files: []File{file("src/x.py", "x")}}})
 	if cheat.LostTests == nil || *cheat.LostTests != 1 || cheat.Disqualified == nil ||
 		!strings.Contains(*cheat.Disqualified, "deselects 1 more test than the baseline (compared by totals: the output does not name every test)") {
 		t.Errorf("lost %v disqualified %q", cheat.LostTests, strOr(cheat.Disqualified))
@@ -94,7 +94,7 @@ func TestGoPackageThatRanNoTestIsNotAPass(t *testing.T) {
 	if cheat.Tests.Passed != 1 || cheat.Tests.Skipped != 1 {
 		t.Fatalf("cheat counts %+v", cheat.Tests)
 	}
-	Rank([]*Result{base, cheat}, []Hypothesis{{Name: "baseline"}, {Name: "cheat", Files: []File{file("calc/calc.go", "x")}}})
+	rank([]*result{base, cheat}, []Hypothesis{{Name: "baseline"}, {Name: "cheat", Files: []File{file("calc/calc.go", "x")}}})
 	if cheat.LostTests == nil || *cheat.LostTests != 1 || cheat.Disqualified == nil || !strings.Contains(*cheat.Disqualified, "skips 1 more package than the baseline (compared by totals") {
 		t.Errorf("lost %v disqualified %q", cheat.LostTests, strOr(cheat.Disqualified))
 	}

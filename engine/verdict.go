@@ -11,7 +11,7 @@ import (
 // and whether it may win at all.
 
 // ran is how many tests (or packages) a result ran to an outcome.
-func ran(r *Result) int {
+func ran(r *result) int {
 	if r.Tests == nil {
 		return 0
 	}
@@ -22,12 +22,12 @@ func ran(r *Result) int {
 // ones included (pytest -v, go test -v/-json, cargo): per-test comparisons
 // can then be made by name. pytest -q and jest's default reporter name only
 // failures.
-func namesAll(r *Result) bool {
+func namesAll(r *result) bool {
 	return r.Tests != nil && r.Tests.Unit == "" && (r.Tests.Passed == 0 || len(r.passedTests) > 0) && everySuiteNamesAll(r)
 }
 
 // namesFailures reports whether every failure the counts show is named.
-func namesFailures(r *Result) bool {
+func namesFailures(r *result) bool {
 	return r.Tests != nil && (r.Tests.Failed == 0 || len(r.failedTests) > 0)
 }
 
@@ -35,7 +35,7 @@ func namesFailures(r *Result) bool {
 // totals (fewer run, more skipped), and by name where both outputs name
 // every test (a test renamed, or replaced by a second copy of another,
 // leaves the totals alone). The names are those known lost.
-func lostTests(base, r *Result) (n int, lost []string, why string) {
+func lostTests(base, r *result) (n int, lost []string, why string) {
 	if r.Tests == nil {
 		n = ran(base)
 		for _, m := range []map[string]bool{base.passedTests, base.failedTests} {
@@ -52,7 +52,7 @@ func lostTests(base, r *Result) (n int, lost []string, why string) {
 // unit: a collection error names its file ("tests/test_x.py"), a build
 // failure its package; once fixed, the file's or package's tests run by
 // their own names, and the unit is not lost.
-func covers(r *Result, unit string) bool {
+func covers(r *result, unit string) bool {
 	for _, m := range []map[string]bool{r.passedTests, r.failedTests} {
 		for name := range m {
 			if strings.HasPrefix(name, unit+"::") || strings.HasPrefix(name, unit+".") || strings.HasPrefix(name, unit+" ") {
@@ -63,7 +63,7 @@ func covers(r *Result, unit string) bool {
 	return false
 }
 
-func unitNoun(r *Result) string {
+func unitNoun(r *result) string {
 	if r.Tests != nil && r.Tests.Unit == "package" {
 		return "package"
 	}
@@ -81,7 +81,7 @@ func plural(n int, noun string) string {
 // tell (no counts; a runner that names only failures and a candidate that
 // ran fewer tests than the baseline); tests either of them saw flip across
 // --confirm reruns are left out.
-func fixedBroken(base, r *Result, flaky map[string]bool) (fixed, broken []string) {
+func fixedBroken(base, r *result, flaky map[string]bool) (fixed, broken []string) {
 	if base == nil || base.Tests == nil || r.Tests == nil || !namesFailures(base) || !namesFailures(r) {
 		return nil, nil
 	}
@@ -110,7 +110,7 @@ func fixedBroken(base, r *Result, flaky map[string]bool) (fixed, broken []string
 	return fixed, brokenOf(base, r, flaky, both)
 }
 
-func brokenOf(base, r *Result, flaky map[string]bool, both bool) []string {
+func brokenOf(base, r *result, flaky map[string]bool, both bool) []string {
 	broken := []string{}
 	for _, n := range sortedKeys(r.failedTests) {
 		if flaky[n] || base.failedTests[n] {
@@ -125,7 +125,7 @@ func brokenOf(base, r *Result, flaky map[string]bool, both bool) []string {
 }
 
 // disqualify returns why a passing r may not win, or nil.
-func disqualify(r *Result, lostWhy string, lost []string, anyRan bool) *string {
+func disqualify(r *result, lostWhy string, lost []string, anyRan bool) *string {
 	var parts []string
 	if r.Tests != nil && ran(r) == 0 && anyRan {
 		parts = append(parts, "runs no tests")
@@ -167,7 +167,7 @@ func without(a, b []string) []string {
 // outcomeKey is what two passing candidates must share to tie: the same
 // per-test outcomes where the output names tests, the same counts where it
 // does not.
-func outcomeKey(r *Result) string {
+func outcomeKey(r *result) string {
 	if r.Tests == nil {
 		return "?"
 	}
@@ -187,7 +187,7 @@ func outcomeKey(r *Result) string {
 
 // fillTies lists, for each passing result, the other passing results with
 // the same outcomes, in rank order.
-func fillTies(results []*Result) {
+func fillTies(results []*result) {
 	groups := map[string][]string{}
 	for _, r := range results {
 		if r.Status == StatusPassed {

@@ -39,7 +39,7 @@ func TestVerdictsOnRealRunnerOutput(t *testing.T) {
 		{"vitest", false, "jt/b.test.js > b > subtracts", "jt/b.test.js", true, true},
 		{"vitest-v", true, "jt/b.test.js > b > subtracts", "jt/b.test.js", true, true},
 	}
-	read := func(t *testing.T, rn runner, variant string) *Result {
+	read := func(t *testing.T, rn runner, variant string) *result {
 		b, err := os.ReadFile(filepath.Join("..", "parse", "testdata", "verdict", rn.dir, variant+".txt"))
 		if err != nil {
 			t.Fatalf("%v (regenerate with parse/testdata/regen.sh verdict)", err)
@@ -48,7 +48,7 @@ func TestVerdictsOnRealRunnerOutput(t *testing.T) {
 		if s == nil {
 			t.Fatalf("%s/%s: no counts", rn.dir, variant)
 		}
-		r := &Result{Name: variant, Status: StatusPassed, Tests: toTests(s)}
+		r := &result{Result: &Result{Name: variant, Status: StatusPassed, Tests: toTests(s)}}
 		r.Tests.Unit = s.Unit
 		r.passedTests, r.failedTests = set(s.PassedTests), set(s.FailedTests)
 		if s.Failed > 0 {
@@ -70,7 +70,7 @@ func TestVerdictsOnRealRunnerOutput(t *testing.T) {
 			}
 			base := read(t, rn, "base")
 			base.Name = "baseline"
-			results := []*Result{base}
+			results := []*result{base}
 			hyps := []Hypothesis{{Name: "baseline"}}
 			for _, v := range variants {
 				r := read(t, rn, v)
@@ -83,8 +83,8 @@ func TestVerdictsOnRealRunnerOutput(t *testing.T) {
 				results = append(results, r)
 				hyps = append(hyps, Hypothesis{Name: v, Deletes: []string{"x"}})
 			}
-			Rank(results, hyps)
-			m := map[string]*Result{}
+			rank(results, hyps)
+			m := map[string]*result{}
 			for _, r := range results {
 				m[r.Name] = r
 			}
@@ -132,7 +132,7 @@ func TestVerdictsOnRealRunnerOutput(t *testing.T) {
 	}
 }
 
-func order(rs []*Result) []string {
+func order(rs []*result) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.Name)

@@ -150,6 +150,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		}
 	}
 	specJSON, _ := json.MarshalIndent(spec, "", "  ")
+	specHyps := hyps
 	hyps, shardInfo, err := shardHyps(o, spec, specJSON, ws, command, hyps)
 	if err != nil {
 		return nil, err
@@ -172,6 +173,9 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		// winner's tests (--with-tests).
 		NoCross: o.NoCross || spec.NoCross, WithTests: o.WithTests,
 		Shard: shardInfo,
+	}
+	if shardInfo != nil {
+		p.cfg.ShardHyps = specHyps // the cross phase plans every proposal of the spec
 	}
 	nodes, err := remoteNodes(&o, spec)
 	if err != nil {

@@ -45,7 +45,6 @@ func shardHyps(o Options, spec *engine.Spec, specJSON []byte, ws string, command
 		specJSON = b
 	}
 	info.SpecSHA256 = engine.ShardDigest(specJSON, hyps)
-	info.SpecHyps = hyps // the cross phase plans every proposal of the spec
 	var names []string
 	for _, h := range hyps {
 		info.Hypotheses = append(info.Hypotheses, h.Name)

@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"fmt"
@@ -14,10 +14,10 @@ import (
 
 // proposedMark is the row mark of a candidate's proposed tests: how many,
 // and how many reproduce the bug once the cross phase ran.
-func proposedMark(h *Result) string {
+func proposedMark(r *Report, h *Result) string {
 	if len(h.ProposedTests) == 0 {
-		if h.judged && len(h.JudgeEdits) > 0 {
-			return "test changes not judged: " + listShort(h.JudgeEdits, 3)
+		if r.Judged && len(h.JudgeEdits) > 0 {
+			return "test changes not judged: " + ListShort(h.JudgeEdits, 3)
 		}
 		return ""
 	}
@@ -85,8 +85,13 @@ func writeJudgedNotes(w io.Writer, r *Report) {
 		if h.Reason == nil {
 			continue
 		}
-		if i := strings.Index(*h.Reason, judgedNotePrefix); i >= 0 {
+		if i := strings.Index(*h.Reason, JudgedNotePrefix); i >= 0 {
 			fmt.Fprintf(w, "%s: %s\n", h.Name, (*h.Reason)[i:])
 		}
 	}
 }
+
+// JudgedNotePrefix starts the note a candidate that failed its judged run
+// for want of its own test changes gets in its reason (docs/report.md
+// "Ranking", the judge); the text writer finds the note by it.
+const JudgedNotePrefix = "judged without its own test changes: "

@@ -1,14 +1,17 @@
-package engine
+package spec
 
 import (
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shadow-dev/shadow/internal/bytesize"
 )
 
 // Validate checks what can be checked without a workspace: names, paths'
@@ -130,7 +133,7 @@ func (s *Spec) validateSettings() error {
 		}
 	}
 	if s.Memory != "" {
-		if n, err := ParseSize(s.Memory); err != nil || n <= 0 {
+		if n, err := bytesize.Parse(s.Memory); err != nil || n <= 0 {
 			return fail("memory", "must be a size like 2G, got %q", s.Memory)
 		}
 	}
@@ -237,4 +240,27 @@ func decodeBase64(s string) ([]byte, error) {
 		}
 	}
 	return b, err
+}
+
+// MaxConfirm bounds --confirm: each rerun costs a whole test run.
+const MaxConfirm = 20
+
+// checkGlob returns why a test_paths glob is refused, or "".
+func checkGlob(g string) string {
+	switch {
+	case g == "":
+		return "empty glob"
+	case strings.HasPrefix(g, "/"):
+		return fmt.Sprintf("absolute glob %q: test_paths are relative to the workspace root", g)
+	case strings.ContainsFunc(g, isControl):
+		return fmt.Sprintf("control character in glob %q", g)
+	case strings.ContainsRune(g, '\\'):
+		return fmt.Sprintf("backslash in glob %q: use / to separate components (escapes are not supported)", g)
+	}
+	for _, c := range strings.Split(g, "/") {
+		if _, err := path.Match(c, ""); err != nil {
+			return fmt.Sprintf("bad glob %q: %v", g, err)
+		}
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"fmt"
@@ -10,14 +10,14 @@ import (
 // tie) and the notes under the table that say what the marks mean.
 
 // rowMarks are the bracketed marks after a row.
-func rowMarks(h *Result) []string {
+func rowMarks(r *Report, h *Result) []string {
 	var m []string
 	if h.Disqualified != nil {
 		m = append(m, "disqualified: "+*h.Disqualified)
-	} else if len(h.EditsTests) > 0 && h.Status == StatusPassed && !h.judged {
-		m = append(m, "changes tests, allowed: "+listShort(h.EditsTests, 3))
+	} else if len(h.EditsTests) > 0 && h.Status == StatusPassed && !r.Judged {
+		m = append(m, "changes tests, allowed: "+ListShort(h.EditsTests, 3))
 	}
-	if pm := proposedMark(h); pm != "" {
+	if pm := proposedMark(r, h); pm != "" {
 		m = append(m, pm)
 	}
 	if h.Tampered != nil {
@@ -25,7 +25,7 @@ func rowMarks(h *Result) []string {
 	}
 	if h.Suspicious != nil {
 		s := "suspicious: " + *h.Suspicious
-		if h.allowSuspicious && h.Status == StatusPassed {
+		if r.AllowSuspicious && h.Status == StatusPassed {
 			s = "suspicious, allowed: " + *h.Suspicious
 		}
 		m = append(m, s)
@@ -36,13 +36,13 @@ func rowMarks(h *Result) []string {
 	if h.Runs > 1 {
 		s := fmt.Sprintf("passed %d of %d runs", h.Passes, h.Runs)
 		if len(h.Flaky) > 0 {
-			s += ", flaky: " + listShort(h.Flaky, 3)
+			s += ", flaky: " + ListShort(h.Flaky, 3)
 		}
 		m = append(m, s)
 	}
 	if len(h.TiesWith) > 0 {
 		// Capped: 200 passing baselines-alike would fill a screen a row.
-		m = append(m, "ties with "+listShort(h.TiesWith, 5))
+		m = append(m, "ties with "+ListShort(h.TiesWith, 5))
 	}
 	return m
 }
@@ -74,7 +74,7 @@ func writeVerdictNotes(w io.Writer, r *Report) {
 		if crossRan {
 			same += " and pass the same reproductions"
 		}
-		fmt.Fprintf(w, "tie: %s have %s; a test that tells them apart would decide\n", listShort(group, 8), same)
+		fmt.Fprintf(w, "tie: %s have %s; a test that tells them apart would decide\n", ListShort(group, 8), same)
 	}
 }
 
@@ -85,7 +85,7 @@ func noWinnerLine(r *Report) string {
 		switch {
 		case h.Status == StatusPassed && h.Disqualified != nil:
 			dq = append(dq, h.Name)
-		case h.Status == StatusPassed && (h.Tampered != nil || (h.Suspicious != nil && !h.allowSuspicious)):
+		case h.Status == StatusPassed && (h.Tampered != nil || (h.Suspicious != nil && !r.AllowSuspicious)):
 			forged = append(forged, h.Name)
 		case h.Runs > 1 && h.Passes > 0 && h.Passes < h.Runs:
 			unconfirmed = append(unconfirmed, h.Name)

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/shadow-dev/shadow/engine/report"
 )
 
 // makeTree lays out a workspace: a key ending in "/" is a directory, a value
@@ -419,7 +421,7 @@ func TestLoadSpecTestdata(t *testing.T) {
 	if strings.Join(got, " ") != "baseline:0/0 plus:1/0 inline:1/0 bin:1/0 gone:0/1 patched:1/0" {
 		t.Fatalf("got %v", got)
 	}
-	diff, changed := UnifiedDiff("src/lib.rs", []byte("pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"), true, hyps[1].Files[0].Content, true)
+	diff, changed := report.UnifiedDiff("src/lib.rs", []byte("pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"), true, hyps[1].Files[0].Content, true)
 	if changed != 2 || !strings.Contains(diff, "+    a + b\n") {
 		t.Fatalf("diff %q", diff)
 	}
@@ -436,6 +438,14 @@ func TestSpecRemoteNodesAsNamesOrObjects(t *testing.T) {
 	for _, bad := range []string{`{"node":"n","cpus":2}`, `3`, `{"node":"n","jobs":-1}`} {
 		if _, err := DecodeSpec([]byte(`{"hypotheses":[{"name":"a"}],"remote":[` + bad + `]}`)); err == nil {
 			t.Errorf("remote entry %s accepted", bad)
+		}
+	}
+}
+
+func TestCheckGlobRefusals(t *testing.T) {
+	for _, bad := range []string{"", "/abs/**", "a\\b", "[x"} {
+		if checkGlob(bad) == "" {
+			t.Errorf("glob %q accepted", bad)
 		}
 	}
 }

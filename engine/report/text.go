@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shadow-dev/shadow/internal/bytesize"
 )
 
 // WriteText writes the report in the article's layout: a header, one row
@@ -14,7 +16,7 @@ import (
 func WriteText(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "$ %s   (%d hypothesis(es), %s mode%s, on %s)\n", shellJoin(r.Command), len(r.Hypotheses), r.Mode, sealNote(r.Seal), shortPath(r.Workspace))
 	if len(r.BaselineFlaky) > 0 {
-		fmt.Fprintf(w, "the baseline is flaky: %s changed outcome across its runs; they count as neither fixed nor broken\n", listShort(r.BaselineFlaky, 5))
+		fmt.Fprintf(w, "the baseline is flaky: %s changed outcome across its runs; they count as neither fixed nor broken\n", ListShort(r.BaselineFlaky, 5))
 	}
 	width := 4
 	for _, h := range r.Hypotheses {
@@ -28,17 +30,17 @@ func WriteText(w io.Writer, r *Report) {
 		if r.Winner != nil && *r.Winner == h.Name && !r.Cancelled {
 			fmt.Fprint(w, "  <- winner")
 		}
-		for _, m := range rowMarks(h) {
+		for _, m := range rowMarks(r, h) {
 			fmt.Fprintf(w, "  [%s]", m)
 		}
 		fmt.Fprintln(w)
 	}
 	writeVerdictNotes(w, r)
 	if r.Stale {
-		fmt.Fprintf(w, "stale: the checkout changed while the run went on (%s); results may not match it\n", listShort(r.StalePaths, 5))
+		fmt.Fprintf(w, "stale: the checkout changed while the run went on (%s); results may not match it\n", ListShort(r.StalePaths, 5))
 	}
 	if r.Warm != nil && r.Warm.Used {
-		fmt.Fprintf(w, "warm layer: generation %d (%d file(s), %s of an earlier baseline's build outputs) under every hypothesis\n", r.Warm.Generation, r.Warm.Files, FormatSize(r.Warm.Bytes))
+		fmt.Fprintf(w, "warm layer: generation %d (%d file(s), %s of an earlier baseline's build outputs) under every hypothesis\n", r.Warm.Generation, r.Warm.Files, bytesize.Format(r.Warm.Bytes))
 	}
 	if r.Cancelled {
 		fmt.Fprintln(w, "cancelled: the run was interrupted")
@@ -130,7 +132,9 @@ func fixesCell(h *Result) string {
 	return strings.Join(parts, ", ")
 }
 
-func listShort(paths []string, n int) string {
+// ListShort is paths, at most n of them, then how many more: the text
+// writer's (and the judge's sentences') short list.
+func ListShort(paths []string, n int) string {
 	if len(paths) <= n {
 		return strings.Join(paths, ", ")
 	}

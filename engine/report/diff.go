@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"fmt"
@@ -219,6 +219,18 @@ func splitLines(s string) []string {
 		}
 		out = append(out, s[:i+1])
 		s = s[i+1:]
+	}
+	return out
+}
+
+// AddedLines is the 1-based numbers of the lines of new that old does not
+// have, by the same line diff UnifiedDiff writes.
+func AddedLines(old, new []byte) map[int]bool {
+	out := map[int]bool{}
+	for _, op := range lineOps(string(old), string(new)) {
+		if op.op == '+' {
+			out[op.newN+1] = true
+		}
 	}
 	return out
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package engine
+package spec
 
 import (
 	"errors"
@@ -65,21 +65,5 @@ func TestEditSourceMustBeARegularFileWithinTheLimit(t *testing.T) {
 	hs, err := Resolve(spec, dir, ws, nil, Limits{MaxEditSize: 1024})
 	if err != nil || len(hs[0].Files[0].Content) != 1024 {
 		t.Fatal(err)
-	}
-}
-
-func TestParseAndFormatSize(t *testing.T) {
-	for in, want := range map[string]int64{"12": 12, "64M": 64 << 20, "1K": 1024, "2GiB": 2 << 30, "16MiB": 16 << 20} {
-		if got, err := ParseSize(in); err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{"", "M", "-1", "0", "12X"} {
-		if _, err := ParseSize(bad); err == nil {
-			t.Errorf("ParseSize(%q) accepted", bad)
-		}
-	}
-	if s := FormatSize(64 << 20); s != "64 MiB" {
-		t.Errorf("FormatSize = %q", s)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"errors"
@@ -239,13 +239,13 @@ func (v *view) result() Hypothesis {
 		switch {
 		case v.common[p]:
 		case f != nil:
-			h.replacedCommon = append(h.replacedCommon, *f)
+			h.ReplacedCommon = append(h.ReplacedCommon, *f)
 		default:
-			h.replacedCommonDeletes = append(h.replacedCommonDeletes, p)
+			h.ReplacedCommonDeletes = append(h.ReplacedCommonDeletes, p)
 		}
 	}
-	sort.Slice(h.replacedCommon, func(i, j int) bool { return h.replacedCommon[i].Path < h.replacedCommon[j].Path })
-	sort.Strings(h.replacedCommonDeletes)
+	sort.Slice(h.ReplacedCommon, func(i, j int) bool { return h.ReplacedCommon[i].Path < h.ReplacedCommon[j].Path })
+	sort.Strings(h.ReplacedCommonDeletes)
 	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
 	sort.Slice(h.Common, func(i, j int) bool { return h.Common[i].Path < h.Common[j].Path })
 	sort.Strings(h.Deletes)
