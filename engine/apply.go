@@ -140,6 +140,15 @@ func ApplyHypothesisWith(workspace string, h Hypothesis, orig map[string]FileSta
 	if err := CheckApplyWith(workspace, h, orig, o); err != nil {
 		return nil, err
 	}
+	// Every file goes to a temporary file beside its target, synced,
+	// before the first rename: a full disk, a quota or a read-only
+	// directory then fails the apply with nothing of the set written
+	// (a *NotWrittenError). Renames need no space.
+	temps, err := writeTemps(workspace, h.Files)
+	if err != nil {
+		return nil, err
+	}
+	defer temps.cleanup()
 	applied := []string{}
 	stopped := func(i int, path string) error {
 		e := &StoppedError{Changed: path, Written: applied}
@@ -152,16 +161,20 @@ func ApplyHypothesisWith(workspace string, h Hypothesis, orig map[string]FileSta
 		return e
 	}
 	for i, f := range h.Files {
-		changed, err := writeChecked(workspace, f, orig)
+		changed, err := renameChecked(workspace, f, temps.names[i], orig)
 		if changed {
 			return applied, stopped(i, f.Path)
 		}
 		if err != nil {
 			return applied, err
 		}
+		temps.names[i] = ""
 		applied = append(applied, f.Path)
 	}
 	for i, p := range h.Deletes {
+		if beforeRename != nil {
+			beforeRename(p)
+		}
 		if o, ok := orig[p]; ok && !sameState(o, readState(workspace, p)) {
 			return applied, stopped(len(h.Files)+i, p)
 		}
@@ -191,33 +204,100 @@ func (e *StoppedError) Error() string {
 		e.Changed, w, strings.Join(e.NotWritten, ", "))
 }
 
-// beforeRename, when set (tests), runs between writing a target's
-// temporary file and comparing the target: where a concurrent writer
-// would strike.
+// beforeRename, when set (tests), runs between writing every temporary
+// file and comparing a target: where a concurrent writer would strike.
 var beforeRename func(path string)
 
-// writeChecked writes f beside its target, compares the target with its
-// state at the run's start, and renames only if it is unchanged (changed
-// true otherwise, the temporary file removed). The window left between
-// the comparison and rename(2) is a few system calls long.
-func writeChecked(workspace string, f File, orig map[string]FileState) (changed bool, err error) {
+// temps are an apply's temporary files (names[i] for Files[i], "" once
+// renamed) and the directories it made for them.
+type temps struct {
+	names []string
+	dirs  []string // deepest last
+}
+
+// cleanup removes what is left: temporary files not renamed, and made
+// directories that hold nothing (a failed or stopped apply leaves the
+// checkout's tree as it was).
+func (t *temps) cleanup() {
+	for _, n := range t.names {
+		if n != "" {
+			os.Remove(n)
+		}
+	}
+	for i := len(t.dirs) - 1; i >= 0; i-- {
+		os.Remove(t.dirs[i]) // fails, harmlessly, when something is in it
+	}
+}
+
+// NotWrittenError: apply could not write a file of the set (a full disk,
+// a quota, permissions) before any target was replaced: nothing was
+// written.
+type NotWrittenError struct {
+	Path string
+	Err  error
+}
+
+func (e *NotWrittenError) Error() string {
+	return fmt.Sprintf("not applied: writing %s failed: %v; nothing was written (every file is written beside its target before the first is replaced)", e.Path, e.Err)
+}
+
+func (e *NotWrittenError) Unwrap() error { return e.Err }
+
+// writeTemps writes every file beside its target, synced; on the first
+// failure it removes what it wrote and made.
+func writeTemps(workspace string, files []File) (t *temps, err error) {
+	t = &temps{names: make([]string, len(files))}
+	defer func() {
+		if err != nil {
+			t.cleanup()
+		}
+	}()
+	for i, f := range files {
+		target := filepath.Join(workspace, filepath.FromSlash(f.Path))
+		if err := mkdirs(filepath.Dir(target), workspace, &t.dirs); err != nil {
+			return t, &NotWrittenError{Path: f.Path, Err: fmt.Errorf("create its directory: %w", err)}
+		}
+		if t.names[i], err = writeTemp(target, f.Content, f.Mode.Perm()); err != nil {
+			return t, &NotWrittenError{Path: f.Path, Err: err}
+		}
+	}
+	return t, nil
+}
+
+// mkdirs is os.MkdirAll of dir (below root), appending each directory it
+// made to made, shallowest first.
+func mkdirs(dir, root string, made *[]string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", dir)
+		}
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir && len(parent) >= len(root) {
+		if err := mkdirs(parent, root, made); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+		return err
+	}
+	*made = append(*made, dir)
+	return nil
+}
+
+// renameChecked compares f's target with its state at the run's start
+// and renames tmp over it only if it is unchanged (changed true
+// otherwise). The window left between the comparison and rename(2) is a
+// few system calls long.
+func renameChecked(workspace string, f File, tmp string, orig map[string]FileState) (changed bool, err error) {
 	target := filepath.Join(workspace, filepath.FromSlash(f.Path))
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return false, fmt.Errorf("create directory for %s: %w", f.Path, err)
-	}
-	tmp, err := writeTemp(target, f.Content, f.Mode.Perm())
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", f.Path, err)
-	}
 	if beforeRename != nil {
 		beforeRename(f.Path)
 	}
 	if o, ok := orig[f.Path]; ok && !sameState(o, readState(workspace, f.Path)) {
-		os.Remove(tmp)
 		return true, nil
 	}
 	if err := os.Rename(tmp, target); err != nil {
-		os.Remove(tmp)
 		return false, fmt.Errorf("write %s: %w", f.Path, err)
 	}
 	// The rename is durable once the directory is synced (fsync(2)).

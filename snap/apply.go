@@ -79,9 +79,10 @@ func (s Store) applyHyp(ws, run, hyp string, withTests bool, o engine.ApplyOptio
 	}
 	a.Files, err = engine.ApplyHypothesisWith(ws, h, orig, o)
 	var ce *engine.ConflictError
-	var se *engine.StoppedError // names what it wrote itself
-	var re *engine.RiskyError   // wrote nothing
-	if err != nil && !errors.As(err, &ce) && !errors.As(err, &se) && !errors.As(err, &re) {
+	var se *engine.StoppedError    // names what it wrote itself
+	var re *engine.RiskyError      // wrote nothing
+	var ne *engine.NotWrittenError // wrote nothing either
+	if err != nil && !errors.As(err, &ce) && !errors.As(err, &se) && !errors.As(err, &re) && !errors.As(err, &ne) {
 		return a, &WriteError{Err: err, Written: a.Files}
 	}
 	return a, err

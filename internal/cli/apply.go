@@ -67,6 +67,7 @@ func applyHyp(s Streams, store snap.Store, ws, runID, name string, force, withTe
 	var re *snap.RefusedError
 	var se *engine.StoppedError
 	var ke *engine.RiskyError
+	var ne *engine.NotWrittenError // a full disk: nothing written
 	switch {
 	case errors.As(err, &re):
 		fmt.Fprintf(s.Err, "shadow: %v\n", err)
@@ -74,7 +75,7 @@ func applyHyp(s Streams, store snap.Store, ws, runID, name string, force, withTe
 	case errors.As(err, &ce), errors.As(err, &se), errors.As(err, &ke):
 		fmt.Fprintf(s.Err, "shadow: %s/%s %v\n", runID, name, err)
 		return exit(run.ExitNone)
-	case errors.As(err, &we):
+	case errors.As(err, &we), errors.As(err, &ne):
 		return envErr("applying %s/%s: %v", runID, name, err)
 	case err != nil:
 		return envErr("%v", err)
