@@ -48,6 +48,10 @@ type canaryPlan struct {
 	nextest bool // cargo nextest: exits 100 when a test failed
 	// appends are test files the canary is added to the end of.
 	appends []canaryAppend
+	// go test: each canary file's package, and the import graph that says
+	// which packages a hypothesis's changes reach (canary_reach.go).
+	goPkgs  map[string]goCanary // by the canary file's path
+	goReach *goReach
 }
 
 // canaryAppend is a test file of the checkout and the canary block that
@@ -89,6 +93,9 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 	}
 	switch runner {
 	case "go":
+		mods := newGoModules(workspace)
+		p.goPkgs = map[string]goCanary{}
+		p.goReach = buildGoReach(workspace, dir)
 		for _, d := range testDirs(dir, isGoTest, maxCanaryDirs) {
 			pkg := goTestPackage(d)
 			if pkg == "" {
@@ -96,7 +103,17 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 			}
 			name := "Test" + camel(word) + strings.ToUpper(tok[:1]) + tok[1:]
 			body := fmt.Sprintf("package %s\n\nimport \"testing\"\n\nfunc %s(t *testing.T) {\n\tif got, want := len(%q), %d; got != want {\n\t\tt.Fatalf(\"got %%d, want %%d\", got, want)\n\t}\n}\n", pkg, name, tok, len(tok)+1)
-			p.files = append(p.files, File{Path: path.Join(rel(d), word+"_"+tok+"_test.go"), Content: []byte(body), Mode: 0o644})
+			f := File{Path: path.Join(rel(d), word+"_"+tok+"_test.go"), Content: []byte(body), Mode: 0o644}
+			p.files = append(p.files, f)
+			r := rel(d)
+			if r == "." {
+				r = ""
+			}
+			ip := ""
+			if _, root := goModule(d); root != "" {
+				ip = mods.importPath(rel(d)) + "." + name
+			}
+			p.goPkgs[f.Path] = goCanary{dir: r, importPath: ip, file: f}
 		}
 	case "pytest", "unittest":
 		// A unittest.TestCase: pytest collects it as well as unittest.
@@ -146,10 +163,34 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 
 // plant adds the canary's files to what a job writes (never to the
 // hypothesis: nothing of it is recorded, diffed or applied). A hypothesis
-// that writes a file of the same path keeps its own.
-func (p *canaryPlan) plant(h Hypothesis) Hypothesis {
+// that writes a file of the same path keeps its own. For go test it also
+// returns the names of the canary tests it planted, only in the packages
+// the hypothesis's changes reach (canary_reach.go), and whether that was
+// every package.
+func (p *canaryPlan) plant(h Hypothesis) (Hypothesis, []string, bool) {
 	if p == nil {
-		return h
+		return h, nil, true
+	}
+	files := p.files
+	var planted []string
+	all := true
+	if p.runner == "go" {
+		own := map[string]bool{}
+		for path := range p.goPkgs {
+			own[path] = true
+		}
+		var reached map[string]bool
+		reached, all = p.goReach.reached(h, own)
+		files = nil
+		for _, f := range p.files {
+			g := p.goPkgs[f.Path]
+			if all || reached[g.dir] || g.importPath == "" {
+				files = append(files, f)
+				if g.importPath != "" {
+					planted = append(planted, g.importPath)
+				}
+			}
+		}
 	}
 	have := map[string]bool{}
 	for _, f := range h.Files {
@@ -160,7 +201,7 @@ func (p *canaryPlan) plant(h Hypothesis) Hypothesis {
 	}
 	out := h
 	out.Files = append([]File{}, h.Files...)
-	for _, f := range p.files {
+	for _, f := range files {
 		if !have[f.Path] {
 			out.Files = append(out.Files, f)
 		}
@@ -183,7 +224,7 @@ func (p *canaryPlan) plant(h Hypothesis) Hypothesis {
 		out.Files = append(out.Files, File{Path: a.path, Content: append(append([]byte{}, a.orig...), a.block...), Mode: a.mode})
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Path < out.Files[j].Path })
-	return out
+	return out, planted, all
 }
 
 func randomToken() string {

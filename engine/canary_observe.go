@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -18,6 +19,12 @@ type canaryObs struct {
 	// uncounted: tamperVerdict took an unnamed canary pass off the counts.
 	uncounted bool
 	token     string
+	// go test: the canary tests planted in this run's packages (only
+	// where its changes reach, canary_reach.go), and Go source the
+	// command wrote in packages without one.
+	goRun     bool
+	goPlanted []string
+	unwatched []string
 }
 
 // isCanary reports whether a test name is one of the plan's.
@@ -147,13 +154,28 @@ func tamperVerdict(results []*result, base *result) {
 			if obs.forgedExit {
 				ev = append(ev, "the command exited 0 although a test failed (the exit status was forged)")
 			}
-			if r.Status == StatusPassed && len(armed) > 0 {
+			expect := armed
+			if obs.goRun {
+				// Each run has its own canaries; one in a package the
+				// command tests (the baseline reported it) must be
+				// reported, whatever any other run showed.
+				expect = map[string]bool{}
+				for _, n := range obs.goPlanted {
+					if base != nil && reportedPackage(base, n[:max(0, strings.LastIndex(n, "."))]) {
+						expect[n] = true
+					}
+				}
+			}
+			if len(obs.unwatched) > 0 {
+				ev = append(ev, fmt.Sprintf("the command wrote Go source the go command builds (%s): code a test binary compiles after it ran", listShort(obs.unwatched, 2)))
+			}
+			if r.Status == StatusPassed && len(expect) > 0 {
 				var missing []string
 				got := set(obs.failed)
 				for _, n := range obs.passed {
 					got[n] = true // said above
 				}
-				for n := range armed {
+				for n := range expect {
 					if !got[n] {
 						missing = append(missing, n)
 					}
@@ -187,6 +209,55 @@ func tamperVerdict(results []*result, base *result) {
 			r.Tampered = &s
 		}
 	}
+}
+
+// reportedPackage reports whether a run's output named a Go package: its
+// result line or one of its tests.
+func reportedPackage(r *result, pkg string) bool {
+	if pkg == "" {
+		return false
+	}
+	for _, m := range []map[string]bool{r.passedTests, r.failedTests} {
+		if m[pkg] {
+			return true
+		}
+		for n := range m {
+			if strings.HasPrefix(n, pkg+".") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unwatchedWrites are the Go sources a run's command wrote outside the
+// packages it planted a canary in (testdata aside): a test that rewrites
+// another package's code before the go command builds it would forge that
+// package's verdict where no canary watches.
+func (p *canaryPlan) unwatchedWrites(changed, planted []string) []string {
+	dirs := map[string]bool{}
+	for _, g := range p.goPkgs {
+		for _, n := range planted {
+			if g.importPath == n {
+				dirs[g.dir] = true
+			}
+		}
+	}
+	var out []string
+	for _, c := range changed {
+		d := path.Dir(c)
+		if d == "." {
+			d = ""
+		}
+		if strings.Contains("/"+c, "/testdata/") || dirs[d] {
+			continue
+		}
+		if b := path.Base(c); goSourceExt[path.Ext(c)] || b == "go.mod" || b == "go.work" {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // judgeCountEvidence: a candidate run under the checkout's judge runs the

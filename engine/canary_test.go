@@ -71,9 +71,9 @@ func TestCanaryPlantsPerRunner(t *testing.T) {
 		}
 	}
 	h := Hypothesis{Name: "h", Files: []File{file("a/x.go", "package a")}}
-	j := p.plant(h)
-	if len(h.Files) != 1 || len(j.Files) != 3 {
-		t.Errorf("plant: hyp %d files, job %d", len(h.Files), len(j.Files))
+	j, planted, _ := p.plant(h)
+	if len(h.Files) != 1 || len(j.Files) != 2 || len(planted) != 1 || !strings.HasPrefix(planted[0], "x/a.Test") {
+		t.Errorf("plant: hyp %d files, job %d, planted %v", len(h.Files), len(j.Files), planted)
 	}
 
 	py := writeTree(t, map[string]string{"src/m.py": "", "tests/unit/test_a.py": "", "tests/test_b.py": ""})
@@ -90,7 +90,7 @@ func TestCanaryPlantsPerRunner(t *testing.T) {
 	if p == nil || len(p.appends) != 2 {
 		t.Fatalf("%+v", p)
 	}
-	j = p.plant(Hypothesis{Name: "h", Files: []File{file("src/b.spec.js", "mine\n")}, Deletes: []string{"src/a.test.ts"}})
+	j, _, _ = p.plant(Hypothesis{Name: "h", Files: []File{file("src/b.spec.js", "mine\n")}, Deletes: []string{"src/a.test.ts"}})
 	if len(j.Files) != 1 || !strings.HasPrefix(string(j.Files[0].Content), "mine\n\nimport { test as test_") {
 		t.Errorf("%q", j.Files)
 	}
@@ -181,5 +181,65 @@ func TestNoCanaryWhereTheRunnerFailsFast(t *testing.T) {
 	js := writeTree(t, map[string]string{"a.test.js": "", "jest.config.js": "module.exports = { bail: 1 }\n"})
 	if planCanary(js, "", []string{"npx", "jest"}) != nil {
 		t.Error("planted under bail: 1")
+	}
+}
+
+// The Go canary goes only where a hypothesis's code reaches: the packages it
+// edits and those whose tests import them, however indirectly; go.mod, a
+// script or anything else the go command or a test may run plants it
+// everywhere; data reaches nothing; the no-edit baseline gets none (a
+// canary elsewhere changes no verdict a candidate can touch, and makes the
+// go command rebuild that package's tests in every hypothesis).
+func TestCanaryGoOnlyWhereTheCodeReaches(t *testing.T) {
+	ws := writeTree(t, map[string]string{
+		"go.mod":            "module ex.com/m\n",
+		"core/core.go":      "package core\n",
+		"mid/mid.go":        "package mid\n\nimport _ \"ex.com/m/core\"\n",
+		"top/top_test.go":   "package top_test\n\nimport _ \"ex.com/m/mid\"\n",
+		"core/core_test.go": "package core\n",
+		"alone/a_test.go":   "package alone\n\nimport _ \"fmt\"\n",
+		"alone/a.go":        "package alone\n",
+	})
+	p := planCanary(ws, "", []string{"go", "test", "./..."})
+	if p == nil || len(p.files) != 3 {
+		t.Fatalf("%+v", p)
+	}
+	dirs := func(h Hypothesis) []string {
+		j, planted, _ := p.plant(h)
+		var out []string
+		for _, f := range j.Files {
+			if strings.Contains(f.Path, p.token) {
+				out = append(out, filepath.Dir(f.Path))
+			}
+		}
+		if len(planted) != len(out) {
+			t.Errorf("planted %v for files in %v", planted, out)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		edits []File
+		del   []string
+		want  string
+	}{
+		{nil, nil, ""},
+		{[]File{file("core/core.go", "package core\n// fix\n")}, nil, "core top"},
+		{[]File{file("mid/mid.go", "package mid\n")}, nil, "top"},
+		{[]File{file("alone/a.go", "package alone\n")}, nil, "alone"},
+		{nil, []string{"alone/a.go"}, "alone"},
+		{[]File{file("core/asm_amd64.s", "")}, nil, "core top"},
+		{[]File{file("NOTES.md", "x")}, nil, ""},
+		{[]File{file("go.mod", "module ex.com/m\n\ngo 1.22\n")}, nil, "alone core top"},
+		{[]File{file("scripts/gen.sh", "exit 0")}, nil, "alone core top"},
+	} {
+		got := strings.Join(dirs(Hypothesis{Name: "h", Files: c.edits, Deletes: c.del}), " ")
+		if got != c.want {
+			t.Errorf("edits %v deletes %v: canary in %q, want %q", c.edits, c.del, got, c.want)
+		}
+	}
+	// A command that writes another package's source while it runs (a
+	// test rewriting code the go command builds next) is told.
+	if w := p.unwatchedWrites([]string{"alone/a.go", "core/testdata/x.go", "top/out.txt", "core/gen.go"}, []string{p.goPkgs[p.files[1].Path].importPath}); strings.Join(w, " ") != "alone/a.go" {
+		t.Errorf("unwatched %v", w)
 	}
 }

@@ -317,8 +317,9 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		hctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 	}
 	defer cancel()
+	jobHyp, planted, plantedAll := cfg.canary.plant(h.WithCommon())
 	job := Job{
-		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: cfg.canary.plant(h.WithCommon()), Command: cfg.Command, Env: cfg.Env,
+		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: jobHyp, Command: cfg.Command, Env: cfg.Env,
 		Net: cfg.Net, Tmp: cfg.Tmp, Output: out,
 	}
 	if cfg.JUnit != "" {
@@ -383,6 +384,12 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		}
 	}
 	summary, r.canary = cfg.canary.strip(summary)
+	if r.canary != nil && cfg.canary.runner == "go" {
+		r.canary.goRun, r.canary.goPlanted = true, planted
+		if !plantedAll {
+			r.canary.unwatched = cfg.canary.unwatchedWrites(o.Changed, planted)
+		}
+	}
 	r.Tests = toTests(summary)
 	if summary != nil {
 		r.Tests.Unit = summary.Unit
