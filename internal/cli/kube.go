@@ -50,7 +50,8 @@ func (k *kubeConn) register(fs *pflag.FlagSet) {
 var kubeJobOwn = map[string]bool{
 	"apply": true, "with-tests": true, "dir": true, "remote": true, "remote-dir": true,
 	"image": true, "name": true, "namespace": true, "kubeconfig": true, "context": true,
-	"mirror": true, "node-selector": true, "shadow-path": true, "backoff-limit-per-index": true,
+	"mirror": true, "mirror-pvc": true, "mirror-git": true, "node-selector": true, "toleration": true,
+	"service-account": true, "image-pull-secret": true, "pod-memory": true, "shadow-path": true, "backoff-limit-per-index": true,
 	"ttl": true, "privileged": true, "no-record": true,
 	"headless": true, "json": true, "events": true, "shard": true, "shard-index-env": true,
 }
@@ -60,17 +61,24 @@ func kubeJobCommand(s Streams) *cobra.Command {
 	var conn kubeConn
 	var o kube.Options
 	var apply bool
-	var selector []string
+	var selector, tolerations []string
+	var hostPath, pvc, gitURL string
 	c := &cobra.Command{
 		Use:   "job [--shards N] --image IMAGE [--apply] [flags] [run flags] SPEC -- COMMAND...",
 		Short: "print (or --apply) a Kubernetes Indexed Job running SPEC's shards",
 		Long: `job prints (on stdout, as YAML for kubectl create -f -) or, with --apply, creates
 through the API an Indexed Job of N pods, one shard each: shadow --headless
 --events --shard /N, the index from JOB_COMPLETION_INDEX, with the run flags given
-here. Each pod runs IMAGE (shadow and the project's toolchain) on a node that
-holds a mirror of this checkout (hostPath --mirror, read-only, mounted at this
-checkout's path); the overlay uppers and shadow's state go to an emptyDir; the
-spec is in a ConfigMap the Job owns (with --apply). A shard that ran (exit 0 or
+here. Each pod runs IMAGE (shadow, git and the project's toolchain) with a
+mirror of this checkout at this checkout's path: by default an init container
+fetches this commit from the origin remote (--mirror-git URL another), or a
+PersistentVolumeClaim holds it (--mirror-pvc), or a hostPath on the nodes
+(--mirror PATH, which Pod Security's baseline level refuses). The pods pass
+baseline: the runtime's seccomp profile, no capabilities, CPU and memory
+requested as limited (--cpus, --pod-memory: Guaranteed QoS); shadow picks copy
+mode sealed with Landlock there (--privileged for overlay mode). The overlay
+uppers and shadow's state go to an emptyDir; the spec is in a ConfigMap the Job
+owns (with --apply). A shard that ran (exit 0 or
 1) completes its index; exit 2 (a refused spec) fails the Job; 3 (this node
 cannot) is retried up to --backoff-limit-per-index; 130 (interrupted) is
 retried without counting. Then: shadow kube collect NAME. docs/kube.md.`,
@@ -127,10 +135,25 @@ retried without counting. Then: shadow kube collect NAME. docs/kube.md.`,
 			if rel := relativeFileSource(spec); rel != "" && specDir != workDir {
 				return specErr("kube job: the spec reads %q relative to its directory %s, but the pods read the spec in %s: run shadow kube job from the spec's directory, or make that path absolute (in the checkout, so the mirror has it)", rel, specDir, workDir)
 			}
-			if o.Mirror == "" {
-				o.Mirror = ws
+			o.Mirror = kube.Mirror{HostPath: hostPath, Git: gitURL}
+			if name, sub, ok := strings.Cut(pvc, ":"); ok {
+				o.Mirror.PVC, o.Mirror.SubPath = name, sub
+			} else {
+				o.Mirror.PVC = pvc
+			}
+			fromOrigin := hostPath == "" && pvc == "" && gitURL == ""
+			if fromOrigin {
+				if url, err := fsutil.Command("git", "-C", ws, "remote", "get-url", "origin").Output(); err == nil {
+					o.Mirror.Git = strings.TrimSpace(string(url))
+				}
+			}
+			if o.Mirror.Git != "" {
+				o.Mirror.Commit = engine.CheckoutCommit(ws)
 			}
 			if o.NodeSelector, err = kube.ParseSelector(selector); err != nil {
+				return usage("kube job: %v", err)
+			}
+			if o.Tolerations, err = kube.ParseTolerations(tolerations); err != nil {
 				return usage("kube job: %v", err)
 			}
 			runArgs := []string{}
@@ -157,6 +180,9 @@ retried without counting. Then: shadow kube collect NAME. docs/kube.md.`,
 			// commit it ran on, and the merge refuses a mix of them).
 			if dirty, _ := fsutil.Command("git", "-C", ws, "status", "--porcelain", "--untracked-files=no").Output(); len(strings.TrimSpace(string(dirty))) > 0 {
 				fmt.Fprintf(s.Err, "shadow: notice: %s has uncommitted changes; the pods run the nodes' mirror of its commit, without them\n", ws)
+			}
+			if fromOrigin {
+				fmt.Fprintf(s.Err, "shadow: notice: the pods fetch %s from %s (origin): --mirror-git URL, --mirror-pvc CLAIM or --mirror PATH give them another mirror\n", o.Mirror.Commit, o.Mirror.Git)
 			}
 			if !apply {
 				return kube.WriteYAML(s.Out, o)
@@ -191,13 +217,19 @@ retried without counting. Then: shadow kube collect NAME. docs/kube.md.`,
 	fs.StringVar(&o.Name, "name", "", "the Job's name (default shadow- and a digest of the spec, command, shard count and commit)")
 	conn.register(fs)
 	fs.BoolVar(&apply, "apply", false, "create the ConfigMap and the Job through the API instead of printing them")
-	fs.StringVar(&o.Mirror, "mirror", "", "where the nodes hold the mirror of this checkout (hostPath; default: the checkout's own path)")
-	fs.StringArrayVar(&selector, "node-selector", nil, "schedule on nodes with these labels, KEY=VALUE[,KEY=VALUE] (the nodes that hold the mirror; repeatable)")
+	fs.StringVar(&gitURL, "mirror-git", "", "the pods fetch this checkout's commit from this repository URL (an init container; default: the origin remote's URL)")
+	fs.StringVar(&pvc, "mirror-pvc", "", "the pods mount the checkout from this PersistentVolumeClaim, CLAIM[:PATH-IN-IT] (ReadOnlyMany, read-only)")
+	fs.StringVar(&hostPath, "mirror", "", "the pods mount the checkout from this directory on the nodes (a hostPath: Pod Security's baseline level refuses it)")
+	fs.StringArrayVar(&selector, "node-selector", nil, "schedule on nodes with these labels, KEY=VALUE[,KEY=VALUE] (repeatable)")
+	fs.StringArrayVar(&tolerations, "toleration", nil, "tolerate a taint, KEY[=VALUE][:EFFECT] as kubectl taint writes it (repeatable)")
+	fs.StringVar(&o.ServiceAccount, "service-account", "", "the pods' service account (serviceAccountName; its token is not mounted)")
+	fs.StringArrayVar(&o.ImagePullSecrets, "image-pull-secret", nil, "a Secret the kubelet pulls --image with (imagePullSecrets; repeatable)")
 	fs.StringVar(&o.Shadow, "shadow-path", "shadow", "the shadow binary in the image")
 	fs.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", 2, "retries of one index after a failed pod before that index fails")
 	fs.Int32Var(&o.TTL, "ttl", 86400, "seconds the finished Job, its pods (their logs) and the ConfigMap stay (ttlSecondsAfterFinished): collect before")
-	fs.IntVar(&o.CPUs, "cpus", 0, "CPUs per pod (request and limit), also the shard's -j unless given")
-	fs.BoolVar(&o.Privileged, "privileged", false, "run the pods privileged, where the nodes' container runtime forbids the user namespaces overlay mode needs (else shadow picks the mode the pod allows: shadow probe)")
+	fs.IntVar(&o.CPUs, "cpus", 2, "CPUs per pod, requested and limited (0: none), also the shard's -j unless given")
+	fs.StringVar(&o.Memory, "pod-memory", "4Gi", "memory per pod, requested and limited (\"\": none); with --cpus, the Guaranteed QoS class. --memory stays each hypothesis's cap")
+	fs.BoolVar(&o.Privileged, "privileged", false, "run the pods privileged, for overlay mode's namespaces (only a namespace at Pod Security's privileged level admits it; without, shadow picks copy mode sealed with Landlock)")
 	return c
 }
 

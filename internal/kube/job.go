@@ -50,9 +50,11 @@ type Options struct {
 	// Shadow is the shadow binary in the image (default "shadow": on its PATH).
 	Shadow string
 	Shards int
-	// Workspace is the checkout's path, where the pods see the mirror;
-	// Mirror is the mirror's path on the nodes (default Workspace).
-	Workspace, Mirror string
+	// Workspace is the checkout's path, where the pods see the mirror.
+	Workspace string
+	// Mirror is where the pods' copy of the checkout comes from
+	// (docs/kube.md "The mirror").
+	Mirror Mirror
 	// WorkDir is the pods' working directory: the spec's own directory
 	// when it lies in the checkout, so its relative "file" sources resolve
 	// as they do here (the spec is read from stdin, which resolves them
@@ -64,15 +66,51 @@ type Options struct {
 	// RunArgs are run flags passed on to every shard; Command the test command.
 	RunArgs, Command []string
 	NodeSelector     map[string]string
+	Tolerations      []corev1.Toleration
+	// ServiceAccount is the pods' serviceAccountName ("": the
+	// namespace's default); ImagePullSecrets the secrets the kubelet
+	// pulls the image with.
+	ServiceAccount   string
+	ImagePullSecrets []string
 	// BackoffLimitPerIndex: how many times one index is retried after a
 	// failed pod before that index fails (the others go on).
 	BackoffLimitPerIndex int32
 	// TTL: seconds the finished Job (and its pods, their logs, the
 	// ConfigMap it owns) stay before the TTL controller deletes them.
 	TTL int32
-	// CPUs, when > 0, is each pod's CPU request (and limit) and its -j.
+	// CPUs, when > 0, is each pod's CPU request and limit (and its -j);
+	// Memory, when set, its memory request and limit (a quantity:
+	// "4Gi"). Both set: the Guaranteed QoS class, the last pods a node
+	// under pressure evicts.
 	CPUs       int
+	Memory     string
 	Privileged bool
+}
+
+// Mirror says where the pods' copy of the checkout comes from; exactly one
+// of its fields is set.
+type Mirror struct {
+	// HostPath: a directory on every node that may run the pods (a
+	// hostPath volume, which Pod Security's baseline level refuses).
+	HostPath string
+	// PVC: a PersistentVolumeClaim holding the checkout (ReadOnlyMany,
+	// mounted read-only), SubPath the checkout's directory in it.
+	PVC, SubPath string
+	// Git: a repository URL an init container fetches Commit from into
+	// an emptyDir at the checkout's path (every branch and tag: --ref
+	// hypotheses name them).
+	Git, Commit string
+}
+
+// Kind names the source, for people.
+func (m Mirror) Kind() string {
+	switch {
+	case m.HostPath != "":
+		return "hostPath " + m.HostPath
+	case m.PVC != "":
+		return "persistentVolumeClaim " + m.PVC
+	}
+	return "git " + m.Git + " at " + m.Commit
 }
 
 // Exit codes of a shard (docs/cli.md "Exit codes") and what the Job does
@@ -105,6 +143,26 @@ while kill -0 "$pid" 2>/dev/null; do wait "$pid"; rc=$?; done
 # 0: a winner in this shard, 1: none. Either way it ran and its report counts.
 if [ "$rc" -le 1 ]; then exit 0; fi
 exit "$rc"
+`
+
+// MirrorContainer is the init container fetching a git mirror.
+const MirrorContainer = "mirror"
+
+// mirrorScript fills the emptyDir at the checkout's path with the commit
+// the checkout here is at: git init and a fetch of every branch and tag
+// (not a shallow clone: --ref hypotheses and merge bases need the
+// history), then a detached checkout of the commit. Its exit codes follow
+// the pod failure policy: 3 when the repository cannot be read (the
+// network, credentials: another try, maybe on another node, may do), 2
+// when it lacks the commit (not pushed: every retry would fail alike).
+const mirrorScript = `url=$1 commit=$2 ws=$3
+git init -q "$ws" || exit 3
+git -C "$ws" fetch -q --update-head-ok "$url" '+refs/heads/*:refs/heads/*' '+refs/tags/*:refs/tags/*' || { echo "shadow: cannot fetch $url"; exit 3; }
+if ! git -C "$ws" cat-file -e "$commit^{commit}" 2>/dev/null; then
+  echo "shadow: $url has no commit $commit: push it (the pods run the commit the checkout is at)"
+  exit 2
+fi
+git -C "$ws" -c advice.detachedHead=false checkout -q --detach "$commit" || exit 3
 `
 
 // DefaultName is a Job name for one run: the spec, the command, the shard
@@ -141,8 +199,40 @@ func (o *Options) Check() error {
 	if o.BackoffLimitPerIndex < 0 {
 		return fmt.Errorf("--backoff-limit-per-index %d: want 0 or more", o.BackoffLimitPerIndex)
 	}
-	if !filepath.IsAbs(o.Workspace) || !filepath.IsAbs(o.Mirror) {
-		return fmt.Errorf("--mirror %q: want an absolute path on the nodes", o.Mirror)
+	if !filepath.IsAbs(o.Workspace) {
+		return fmt.Errorf("the checkout %q: want an absolute path", o.Workspace)
+	}
+	m := o.Mirror
+	switch n := btoi(m.HostPath != "") + btoi(m.PVC != "") + btoi(m.Git != ""); {
+	case n > 1:
+		return fmt.Errorf("--mirror, --mirror-pvc and --mirror-git: give one")
+	case n == 0:
+		return fmt.Errorf("no mirror: the checkout has no origin remote to fetch from; give --mirror-git URL (a repository the pods can read), --mirror-pvc CLAIM or --mirror PATH (a hostPath: docs/kube.md \"The mirror\")")
+	case m.HostPath != "" && !filepath.IsAbs(m.HostPath):
+		return fmt.Errorf("--mirror %q: want an absolute path on the nodes", m.HostPath)
+	case m.PVC != "" && len(validation.IsDNS1123Subdomain(m.PVC)) > 0:
+		return fmt.Errorf("--mirror-pvc %q: %s", m.PVC, strings.Join(validation.IsDNS1123Subdomain(m.PVC), "; "))
+	case m.SubPath != "" && (filepath.IsAbs(m.SubPath) || !filepath.IsLocal(m.SubPath)):
+		return fmt.Errorf("--mirror-pvc %s:%s: the path in the claim must be relative, without ..", m.PVC, m.SubPath)
+	case m.Git != "" && len(m.Commit) < 7:
+		return fmt.Errorf("--mirror-git %s: the checkout has no commit to fetch (commit first)", m.Git)
+	}
+	if o.CPUs < 0 {
+		return fmt.Errorf("--cpus %d: want 0 (no request) or more", o.CPUs)
+	}
+	if o.Memory != "" {
+		q, err := resource.ParseQuantity(o.Memory)
+		if err != nil || q.Sign() <= 0 {
+			return fmt.Errorf("--pod-memory %q: want a quantity such as 4Gi or 512Mi", o.Memory)
+		}
+	}
+	if o.ServiceAccount != "" && len(validation.IsDNS1123Subdomain(o.ServiceAccount)) > 0 {
+		return fmt.Errorf("--service-account %q: %s", o.ServiceAccount, strings.Join(validation.IsDNS1123Subdomain(o.ServiceAccount), "; "))
+	}
+	for _, sec := range o.ImagePullSecrets {
+		if msgs := validation.IsDNS1123Subdomain(sec); len(msgs) > 0 {
+			return fmt.Errorf("--image-pull-secret %q: %s", sec, strings.Join(msgs, "; "))
+		}
 	}
 	for k, v := range o.NodeSelector {
 		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
@@ -153,6 +243,13 @@ func (o *Options) Check() error {
 		}
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ConfigMapName is the ConfigMap holding the Job's spec.
@@ -183,40 +280,73 @@ func Build(o Options) (*batchv1.Job, *corev1.ConfigMap) {
 	// sh -c SCRIPT NAME ARG...: $0 is NAME, "$@" the rest (sh(1)).
 	command := append([]string{"/bin/sh", "-c", wrapper, "shadow-shard"}, argv...)
 
-	hostPathDir := corev1.HostPathDirectory
+	// git refuses a repository another user owns ("dubious ownership"):
+	// a hostPath or claim's files may be anyone's. GIT_CONFIG_* is git's
+	// environment form of -c (git-config(1), ENVIRONMENT).
+	gitSafe := []corev1.EnvVar{{Name: "GIT_CONFIG_COUNT", Value: "1"},
+		{Name: "GIT_CONFIG_KEY_0", Value: "safe.directory"}, {Name: "GIT_CONFIG_VALUE_0", Value: o.Workspace}}
+	res := resources(o)
 	c := corev1.Container{
 		Name: Container, Image: o.Image, Command: command, WorkingDir: o.WorkDir,
-		Env: []corev1.EnvVar{{Name: "XDG_STATE_HOME", Value: StateMount}},
+		Env: append([]corev1.EnvVar{{Name: "XDG_STATE_HOME", Value: StateMount}}, gitSafe...),
 		VolumeMounts: []corev1.VolumeMount{
-			{Name: "checkout", MountPath: o.Workspace, ReadOnly: true},
+			{Name: "checkout", MountPath: o.Workspace, ReadOnly: true, SubPath: o.Mirror.SubPath},
 			{Name: "state", MountPath: StateMount},
 			{Name: "spec", MountPath: SpecMount, ReadOnly: true},
 		},
+		Resources: res,
 		// The report comes from the log; the termination message keeps the
 		// last lines of a failed pod for `kube collect`'s refusal.
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+		SecurityContext:          containerSecurity(o.Privileged),
 	}
-	if o.CPUs > 0 {
-		q := resource.MustParse(strconv.Itoa(o.CPUs))
-		c.Resources = corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: q},
-			Limits:   corev1.ResourceList{corev1.ResourceCPU: q},
-		}
+	var checkout corev1.VolumeSource
+	var inits []corev1.Container
+	switch m := o.Mirror; {
+	case m.HostPath != "":
+		// type Directory: a node without the mirror fails the pod instead
+		// of mounting an empty directory.
+		dir := corev1.HostPathDirectory
+		checkout.HostPath = &corev1.HostPathVolumeSource{Path: m.HostPath, Type: &dir}
+	case m.PVC != "":
+		checkout.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: m.PVC, ReadOnly: true}
+	default:
+		checkout.EmptyDir = &corev1.EmptyDirVolumeSource{}
+		inits = []corev1.Container{{
+			Name: MirrorContainer, Image: o.Image,
+			Command:      []string{"/bin/sh", "-c", mirrorScript, "shadow-mirror", m.Git, m.Commit, o.Workspace},
+			Env:          gitSafe,
+			VolumeMounts: []corev1.VolumeMount{{Name: "checkout", MountPath: o.Workspace}},
+			// Guaranteed QoS needs every container, init ones too, to
+			// request what it is limited to.
+			Resources:                res,
+			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+			SecurityContext:          containerSecurity(false),
+		}}
 	}
-	if o.Privileged {
-		t := true
-		c.SecurityContext = &corev1.SecurityContext{Privileged: &t}
+	var pullSecrets []corev1.LocalObjectReference
+	for _, name := range o.ImagePullSecrets {
+		pullSecrets = append(pullSecrets, corev1.LocalObjectReference{Name: name})
 	}
+	noToken := false
 	pod := corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: labels},
 		Spec: corev1.PodSpec{
 			// Never: a failed pod is replaced by a new one, which the pod
 			// failure policy and backoffLimitPerIndex require.
-			RestartPolicy: corev1.RestartPolicyNever,
-			NodeSelector:  o.NodeSelector,
-			Containers:    []corev1.Container{c},
+			RestartPolicy:      corev1.RestartPolicyNever,
+			NodeSelector:       o.NodeSelector,
+			Tolerations:        o.Tolerations,
+			ServiceAccountName: o.ServiceAccount,
+			ImagePullSecrets:   pullSecrets,
+			// The pods never talk to the API: no token in them for a
+			// hypothesis to find.
+			AutomountServiceAccountToken: &noToken,
+			SecurityContext:              podSecurity(o.Privileged),
+			InitContainers:               inits,
+			Containers:                   []corev1.Container{c},
 			Volumes: []corev1.Volume{
-				{Name: "checkout", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: o.Mirror, Type: &hostPathDir}}},
+				{Name: "checkout", VolumeSource: checkout},
 				{Name: "state", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 				{Name: "spec", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 					LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}}}},
@@ -226,7 +356,7 @@ func Build(o Options) (*batchv1.Job, *corev1.ConfigMap) {
 	n := int32(o.Shards)
 	indexed := batchv1.IndexedCompletion
 	backoff, ttl := o.BackoffLimitPerIndex, o.TTL
-	name := Container
+	name, mirrorName := Container, MirrorContainer
 	job := &batchv1.Job{
 		TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -253,7 +383,91 @@ func Build(o Options) (*batchv1.Job, *corev1.ConfigMap) {
 			Template: pod,
 		},
 	}
+	if len(inits) > 0 {
+		// The git mirror's init container: a commit the repository lacks
+		// fails the Job; anything else counts (another try). The API
+		// refuses a rule naming a container the pod does not have.
+		p := job.Spec.PodFailurePolicy
+		p.Rules = append(p.Rules, batchv1.PodFailurePolicyRule{Action: batchv1.PodFailurePolicyActionFailJob,
+			OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+				ContainerName: &mirrorName, Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{exitRefused}}})
+	}
 	return job, cm
+}
+
+// resources are each container's requests, equal to its limits: with
+// both CPU and memory given, the pod is in the Guaranteed QoS class
+// (https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/), the last
+// a node under memory pressure evicts, and the shard's -j matches the CPUs
+// it is given.
+func resources(o Options) corev1.ResourceRequirements {
+	list := corev1.ResourceList{}
+	if o.CPUs > 0 {
+		list[corev1.ResourceCPU] = resource.MustParse(strconv.Itoa(o.CPUs))
+	}
+	if o.Memory != "" {
+		if q, err := resource.ParseQuantity(o.Memory); err == nil {
+			list[corev1.ResourceMemory] = q
+		}
+	}
+	if len(list) == 0 {
+		return corev1.ResourceRequirements{}
+	}
+	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}
+}
+
+// podSecurity and containerSecurity are the pods' security contexts. By
+// default they pass Pod Security's baseline level and most of restricted
+// (https://kubernetes.io/docs/concepts/security/pod-security-standards/):
+// the runtime's default seccomp profile, no privilege escalation, every
+// capability dropped. shadow then runs its hypotheses in copy mode sealed
+// with Landlock (the default profiles of containerd and Docker forbid the
+// user namespaces overlay mode makes; --mode auto picks copy mode, and
+// Landlock needs neither privileges nor capabilities). --privileged asks
+// for overlay mode's namespaces instead: a privileged container, which
+// only a namespace at the privileged level admits.
+func podSecurity(privileged bool) *corev1.PodSecurityContext {
+	if privileged {
+		return nil
+	}
+	return &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
+}
+
+func containerSecurity(privileged bool) *corev1.SecurityContext {
+	t, f := true, false
+	if privileged {
+		return &corev1.SecurityContext{Privileged: &t}
+	}
+	return &corev1.SecurityContext{AllowPrivilegeEscalation: &f,
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+}
+
+// ParseTolerations reads --toleration values, KEY[=VALUE][:EFFECT] as
+// kubectl taint writes a taint: with a value the toleration matches it
+// (Equal), without one any value (Exists); without an effect, every effect.
+func ParseTolerations(vals []string) ([]corev1.Toleration, error) {
+	var out []corev1.Toleration
+	for _, v := range vals {
+		kv, effect, _ := strings.Cut(v, ":")
+		k, val, hasVal := strings.Cut(kv, "=")
+		t := corev1.Toleration{Key: k, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffect(effect)}
+		if hasVal {
+			t.Operator, t.Value = corev1.TolerationOpEqual, val
+		}
+		switch t.Effect {
+		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		default:
+			return nil, fmt.Errorf("--toleration %q: the effect is NoSchedule, PreferNoSchedule or NoExecute", v)
+		}
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			return nil, fmt.Errorf("--toleration %q: want KEY[=VALUE][:EFFECT]: %s", v, strings.Join(msgs, "; "))
+		}
+		if msgs := validation.IsValidLabelValue(val); hasVal && len(msgs) > 0 {
+			return nil, fmt.Errorf("--toleration %q: %s", v, strings.Join(msgs, "; "))
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // ParseSelector reads --node-selector values: KEY=VALUE, several

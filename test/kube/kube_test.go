@@ -184,7 +184,7 @@ func TestKubeIndexedJobShardsMergeLikeOneRun(t *testing.T) {
 	cmdline := []string{"--", "go", "test", "-v", "-count=1", "."}
 	admin := "--kubeconfig=" + c.kubeconfig
 	jobArgs := func(extra ...string) []string {
-		a := append([]string{"kube", "job", "--apply", "--image", image, "--shards", "4", "-j", "1"}, extra...)
+		a := append([]string{"kube", "job", "--apply", "--image", image, "--shards", "4", "-j", "1", "--mirror", ws}, extra...)
 		return append(append(a, spec), cmdline...)
 	}
 
@@ -326,7 +326,7 @@ func TestKubeIndexedJobShardsMergeLikeOneRun(t *testing.T) {
 		map[string]any{"name": "gone", "edits": []any{map[string]any{"path": "calc.go", "file": "/nonexistent/shadow-e2e/calc.go"}}},
 	}})
 	out, stderr, code = run(t, bin, ws, nil, append([]string{"kube", "job", "--apply", admin, "-n", "shadow-e2e", "--image", image,
-		"--shards", "2", "--name", "refused", "--ttl", "20", bad}, cmdline...)...)
+		"--shards", "2", "--name", "refused", "--ttl", "20", "--mirror", ws, bad}, cmdline...)...)
 	if code != 0 {
 		t.Fatalf("kube job --apply (bad spec): exit %d\n%s", code, stderr)
 	}
