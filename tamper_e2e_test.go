@@ -173,7 +173,7 @@ func TestE2ETamperCheatsDoNotWin(t *testing.T) {
 var canaryName = regexp.MustCompile(`(?i)(roundtrip|boundary|defaults|ordering|empty[ _]?input|large[ _]?input|unicode|nested|regression|edge[ _]?cases)[ _]?[a-z2-9]{8}\b`)
 
 // failWord is a runner reporting a failure.
-var failWord = regexp.MustCompile(`(?i)\bfail(ed|ures?)?\b|✕|×|\d+ failed`)
+var failWord = regexp.MustCompile(`\b(FAIL|FAILED|Fail|fail|Failed|failures?)\b|✕|×|\b[1-9]\d* failed`)
 
 func need(t *testing.T, tool string) string {
 	p, err := exec.LookPath(tool)

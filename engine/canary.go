@@ -52,6 +52,12 @@ type canaryPlan struct {
 	// which packages a hypothesis's changes reach (canary_reach.go).
 	goPkgs  map[string]goCanary // by the canary file's path
 	goReach *goReach
+	// cargo test (canary_cargo.go): the canary test's name, the crate's
+	// directory, the crate root it can be appended to, and whether the
+	// command runs every test of it (no filter, no target selection).
+	cargoFn, cargoDir string
+	cargoLib          *canaryAppend
+	cargoPlain        bool
 }
 
 // canaryAppend is a test file of the checkout and the canary block that
@@ -134,6 +140,11 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 		fn := word + "_" + tok
 		body := fmt.Sprintf("#[test]\nfn %s() {\n    assert_eq!(%q.len(), %d);\n}\n", fn, tok, len(tok)+1)
 		p.files = append(p.files, File{Path: path.Join(rel(dir), "tests", fn+".rs"), Content: []byte(body), Mode: 0o644})
+		p.cargoFn, p.cargoDir = fn, rel(dir)
+		if !p.nextest {
+			p.cargoLib = cargoLibCanary(dir, string(b), rel, fn, tok)
+			p.cargoPlain = cargoPlainCommand(command)
+		}
 	case "jest", "vitest":
 		// jest and vitest run each test file in its own module registry,
 		// so a source module that patches expect on import patches only
@@ -174,6 +185,9 @@ func (p *canaryPlan) plant(h Hypothesis) (Hypothesis, []string, bool) {
 	files := p.files
 	var planted []string
 	all := true
+	if p.runner == "cargo" && !p.nextest {
+		return p.plantCargo(h)
+	}
 	if p.runner == "go" {
 		own := map[string]bool{}
 		for path := range p.goPkgs {

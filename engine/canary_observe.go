@@ -19,12 +19,16 @@ type canaryObs struct {
 	// uncounted: tamperVerdict took an unnamed canary pass off the counts.
 	uncounted bool
 	token     string
-	// go test: the canary tests planted in this run's packages (only
-	// where its changes reach, canary_reach.go), and Go source the
-	// command wrote in packages without one.
-	goRun     bool
-	goPlanted []string
-	unwatched []string
+	// go test and cargo test plant per job (canary_reach.go,
+	// canary_cargo.go): whether this job got any canary, the canary tests
+	// it must report (go: in the packages it planted, cargo: when the
+	// command runs every test), and Go source the command wrote in
+	// packages without one.
+	perJob     bool
+	goRun      bool
+	plantedAny bool
+	planted    []string
+	unwatched  []string
 }
 
 // isCanary reports whether a test name is one of the plan's.
@@ -155,15 +159,30 @@ func tamperVerdict(results []*result, base *result) {
 				ev = append(ev, "the command exited 0 although a test failed (the exit status was forged)")
 			}
 			expect := armed
-			if obs.goRun {
+			switch {
+			case obs.perJob && !obs.plantedAny:
+				expect = nil // nothing planted in this job
+			case obs.goRun:
 				// Each run has its own canaries; one in a package the
 				// command tests (the baseline reported it) must be
 				// reported, whatever any other run showed.
 				expect = map[string]bool{}
-				for _, n := range obs.goPlanted {
+				for _, n := range obs.planted {
 					if base != nil && reportedPackage(base, n[:max(0, strings.LastIndex(n, "."))]) {
 						expect[n] = true
 					}
+				}
+			case obs.perJob && len(obs.planted) > 0:
+				// cargo test with no filter runs the canary it planted.
+				expect = map[string]bool{}
+				for _, k := range obs.planted {
+					n := k
+					for _, f := range append(append([]string{}, obs.failed...), obs.passed...) {
+						if strings.Contains(f, k) {
+							n = f
+						}
+					}
+					expect[n] = true
 				}
 			}
 			if len(obs.unwatched) > 0 {

@@ -44,6 +44,12 @@ type canaryView struct {
 	jestBuf     []string
 	jestReal    int
 	jestCanary  int
+
+	// cargo: a test binary's section ("running N tests" to "test
+	// result:"), held until its result says whether the canary ran in it.
+	cargoBuf      []string
+	cargoCanary   int
+	cargoDropNext bool // the section's only failure was the canary: its "error: test failed" line goes
 }
 
 type goViewPkg struct {
@@ -100,7 +106,7 @@ func (v *canaryView) flush() []byte {
 			}
 		}
 	}
-	for _, l := range v.jestFlush(false) {
+	for _, l := range append(v.jestFlush(false), v.cargoFlush()...) {
 		out = append(append(out, l...), '\n')
 	}
 	return out
@@ -124,10 +130,104 @@ var (
 // line returns what is shown for one line of output.
 func (v *canaryView) line(raw string) []string {
 	s := strings.TrimRight(stripANSI(raw), "\r")
-	if v.runner == "jest" {
+	switch v.runner {
+	case "jest":
 		return v.jest(raw, s)
+	case "cargo":
+		return v.cargo(raw, s)
 	}
 	return v.common(raw, s)
+}
+
+var (
+	cargoRunning    = regexp.MustCompile(`^running (\d+) tests?$`)
+	cargoResult     = regexp.MustCompile(`^test result: (FAILED|ok)\. (\d+) passed; (\d+) failed;(.*)$`)
+	cargoTestFailed = regexp.MustCompile(`^test \S+ \.\.\. FAILED$`)
+)
+
+// cargo holds each test binary's section until its "test result:" line:
+// the canary's lines go, the counts lose it, and a section that held
+// nothing but the canary (its own integration test) goes whole.
+func (v *canaryView) cargo(raw, s string) []string {
+	if m := cargoRunning.FindStringSubmatch(s); m != nil {
+		out := v.cargoFlush()
+		v.cargoBuf = []string{raw}
+		v.cargoCanary = 0
+		return out
+	}
+	if v.cargoBuf == nil {
+		if v.cargoDropNext && strings.HasPrefix(s, "error: test failed, to rerun pass") {
+			v.cargoDropNext = false
+			return nil
+		}
+		return v.common(raw, s)
+	}
+	if strings.Contains(s, v.key) && cargoTestFailed.MatchString(s) {
+		v.cargoCanary = 1
+		v.fails = 1
+	}
+	if m := cargoResult.FindStringSubmatch(s); m != nil {
+		v.skip = false
+		v.held = nil
+		b := v.cargoBuf
+		v.cargoBuf = nil
+		if v.cargoCanary == 0 {
+			return append(b, raw)
+		}
+		passed, failed := atoiView(m[2]), atoiView(m[3])-1
+		if passed == 0 && failed <= 0 {
+			v.cargoDropNext = true
+			return nil // the canary's own test binary
+		}
+		if run := cargoRunning.FindStringSubmatch(stripANSI(b[0])); run != nil {
+			n := atoiView(run[1]) - 1
+			b[0] = "running " + strconv.Itoa(n) + " test" + pluralS(n)
+		}
+		word := "FAILED"
+		if failed <= 0 {
+			word = "ok"
+			v.cargoDropNext = true
+		}
+		return append(b, "test result: "+word+". "+strconv.Itoa(passed)+" passed; "+strconv.Itoa(max(failed, 0))+" failed;"+m[4])
+	}
+	if strings.TrimSpace(s) == "failures:" {
+		if v.skip {
+			v.skip = false
+		}
+		v.held = []string{raw}
+		return nil
+	}
+	if len(v.held) > 0 && strings.TrimSpace(s) == "" {
+		v.held = append(v.held, raw)
+		return nil
+	}
+	if strings.HasPrefix(s, "---- ") && strings.HasSuffix(s, " ----") && !strings.Contains(s, v.key) {
+		v.skip = false
+	}
+	if strings.Contains(s, v.key) {
+		// "test NAME ... FAILED" and "    NAME" under failures: are one
+		// line; its "---- NAME stdout ----" runs to the next section.
+		v.skip = !strings.HasPrefix(s, "    ") && !cargoTestFailed.MatchString(s)
+		return nil
+	}
+	if v.skip {
+		return nil
+	}
+	out := append(v.held, raw)
+	v.held = nil
+	if len(v.cargoBuf) > 8192 { // bounded: shown as it came
+		out = append(v.cargoBuf, out...)
+		v.cargoBuf = []string{}
+		return out
+	}
+	v.cargoBuf = append(v.cargoBuf, out...)
+	return nil
+}
+
+func (v *canaryView) cargoFlush() []string {
+	b := v.cargoBuf
+	v.cargoBuf = nil
+	return b
 }
 
 func (v *canaryView) common(raw, s string) []string {

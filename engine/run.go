@@ -384,10 +384,14 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 		}
 	}
 	summary, r.canary = cfg.canary.strip(summary)
-	if r.canary != nil && cfg.canary.runner == "go" {
-		r.canary.goRun, r.canary.goPlanted = true, planted
-		if !plantedAll {
-			r.canary.unwatched = cfg.canary.unwatchedWrites(o.Changed, planted)
+	if c := cfg.canary; r.canary != nil && (c.runner == "go" || c.runner == "cargo" && !c.nextest) {
+		r.canary.perJob, r.canary.planted = true, planted
+		r.canary.plantedAny = c.plantedIn(jobHyp)
+		if c.runner == "go" {
+			r.canary.goRun = true
+			if !plantedAll {
+				r.canary.unwatched = c.unwatchedWrites(o.Changed, planted)
+			}
 		}
 	}
 	r.Tests = toTests(summary)
