@@ -72,6 +72,7 @@ var (
 	LoadSpec        = spec.LoadSpec
 	DecodeSpec      = spec.DecodeSpec
 	Resolve         = spec.Resolve
+	ResolveContext  = spec.ResolveContext
 	ResolveBaseline = spec.ResolveBaseline
 )
 

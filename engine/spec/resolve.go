@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,6 +22,16 @@ type BaseResolver func(ref string) (files []File, deletes []string, err error)
 // Every refusal is a *SpecError.
 // lim (optional) bounds what it reads (Limits; the defaults without).
 func Resolve(spec *Spec, specDir, workspace string, bases BaseResolver, lim ...Limits) ([]Hypothesis, error) {
+	return ResolveContext(context.Background(), spec, specDir, workspace, bases, lim...)
+}
+
+// ResolveContext is Resolve, stopping with ctx's error (nothing read
+// further, nothing written) once ctx is done: a spec of many edits takes
+// a while, and a signal must end it then too (docs/cli.md, exit 130).
+func ResolveContext(ctx context.Context, spec *Spec, specDir, workspace string, bases BaseResolver, lim ...Limits) ([]Hypothesis, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -29,7 +40,7 @@ func Resolve(spec *Spec, specDir, workspace string, bases BaseResolver, lim ...L
 	}
 	out := make([]Hypothesis, 0, len(spec.Hypotheses))
 	for i := range spec.Hypotheses {
-		h, err := resolveHyp(&spec.Hypotheses[i], spec.Common, specDir, workspace, bases, limitsOf(lim))
+		h, err := resolveHyp(ctx, &spec.Hypotheses[i], spec.Common, specDir, workspace, bases, limitsOf(lim))
 		if err != nil {
 			return nil, err
 		}
@@ -41,8 +52,8 @@ func Resolve(spec *Spec, specDir, workspace string, bases BaseResolver, lim ...L
 // resolveHyp builds one hypothesis in docs/spec.md's order: the checkout,
 // the base chain, the spec's common part, then its own edits, deletes and
 // patch.
-func resolveHyp(h *SpecHyp, common *SpecCommon, specDir, workspace string, bases BaseResolver, lim Limits) (Hypothesis, error) {
-	v := &view{ws: workspace, hyp: h.Name, files: map[string]File{}, deletes: map[string]bool{}, common: map[string]bool{}, lim: lim}
+func resolveHyp(ctx context.Context, h *SpecHyp, common *SpecCommon, specDir, workspace string, bases BaseResolver, lim Limits) (Hypothesis, error) {
+	v := &view{ctx: ctx, ws: workspace, hyp: h.Name, files: map[string]File{}, deletes: map[string]bool{}, fileIdx: newPathIndex(), delIdx: newPathIndex(), common: map[string]bool{}, lim: lim}
 	if err := v.loadBase(h.Base, bases); err != nil {
 		return Hypothesis{}, err
 	}
@@ -85,6 +96,11 @@ func (v *view) apply(h *SpecHyp, specDir string) error {
 	}
 
 	for i, e := range h.Edits {
+		if i%256 == 0 {
+			if err := v.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		field := fmt.Sprintf("edits[%d]", i)
 		if err := v.checkTarget(field+".path", e.Path); err != nil {
 			return err
@@ -118,6 +134,11 @@ func (v *view) apply(h *SpecHyp, specDir string) error {
 		v.write(e.Path, content, mode)
 	}
 	for i, p := range h.Delete {
+		if i%256 == 0 {
+			if err := v.ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if err := v.remove(fmt.Sprintf("delete[%d]", i), p); err != nil {
 			return err
 		}
@@ -171,7 +192,7 @@ func (v *view) loadBase(ref string, bases BaseResolver) error {
 		if err := v.checkTarget("base", f.Path); err != nil {
 			return err
 		}
-		v.files[f.Path] = File{Path: f.Path, Content: f.Content, Mode: f.Mode.Perm()}
+		v.setFile(File{Path: f.Path, Content: f.Content, Mode: f.Mode.Perm()})
 	}
 	for _, p := range deletes {
 		if msg := checkPath(p); msg != "" {
@@ -182,7 +203,7 @@ func (v *view) loadBase(ref string, bases BaseResolver) error {
 		}
 		// A path gone from the checkout since needs no delete.
 		if fi, err := v.lstat(p); err == nil && fi != nil {
-			v.deletes[p] = true
+			v.setDelete(p)
 		}
 	}
 	return nil
@@ -228,5 +249,5 @@ func checkOverlaps(h *SpecHyp, changes []patch.Change, v *view) error {
 // ResolveBaseline is the baseline --baseline adds: no edits of its own,
 // and the spec's common part, like every hypothesis.
 func ResolveBaseline(spec *Spec, specDir, workspace string, lim ...Limits) (Hypothesis, error) {
-	return resolveHyp(&SpecHyp{Name: "baseline"}, spec.Common, specDir, workspace, nil, limitsOf(lim))
+	return resolveHyp(context.Background(), &SpecHyp{Name: "baseline"}, spec.Common, specDir, workspace, nil, limitsOf(lim))
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,10 +13,15 @@ import (
 // view is a hypothesis being built: the checkout, overlaid by the base's
 // files and deletes, then by the hypothesis's own proposals.
 type view struct {
+	ctx     context.Context // resolution stops once it is done
 	ws      string
 	hyp     string
 	files   map[string]File
 	deletes map[string]bool
+	// fileIdx and delIdx index files' and deletes' paths by directory
+	// (pathindex.go): setFile, dropFile, setDelete and dropDelete keep
+	// them.
+	fileIdx, delIdx pathIndex
 	// common marks the paths whose current file or delete came from the
 	// spec's common part (inCommon while it is applied); the hypothesis's
 	// own write or delete of such a path makes it its own.
@@ -42,6 +48,34 @@ func (v *view) snapCommon() {
 		} else if v.deletes[p] {
 			v.commonSnap[p] = nil
 		}
+	}
+}
+
+func (v *view) setFile(f File) {
+	if _, ok := v.files[f.Path]; !ok {
+		v.fileIdx.add(f.Path)
+	}
+	v.files[f.Path] = f
+}
+
+func (v *view) dropFile(p string) {
+	if _, ok := v.files[p]; ok {
+		delete(v.files, p)
+		v.fileIdx.drop(p)
+	}
+}
+
+func (v *view) setDelete(p string) {
+	if !v.deletes[p] {
+		v.deletes[p] = true
+		v.delIdx.add(p)
+	}
+}
+
+func (v *view) dropDelete(p string) {
+	if v.deletes[p] {
+		delete(v.deletes, p)
+		v.delIdx.drop(p)
 	}
 }
 
@@ -118,13 +152,17 @@ func (v *view) checkTarget(field, p string) error {
 	default:
 		return v.fail(field, "%q is not a regular file", p)
 	}
-	for q := range v.files {
-		if strings.HasPrefix(q, p+"/") {
-			return v.fail(field, "%q is a directory in the base (it holds %q)", p, q)
+	if q := v.fileIdx.first(p); q != "" {
+		return v.fail(field, "%q is a directory in the base (it holds %q)", p, q)
+	}
+	parent := ""
+	ancestors(p, func(d string) {
+		if _, ok := v.files[d]; ok {
+			parent = d
 		}
-		if strings.HasPrefix(p, q+"/") {
-			return v.fail(field, "parent %q is a file in the base", q)
-		}
+	})
+	if parent != "" {
+		return v.fail(field, "parent %q is a file in the base", parent)
 	}
 	if d := v.deletedBy(p); d != "" && d != p {
 		return v.fail(field, "%q is inside %q, which the base deletes", p, d)
@@ -147,8 +185,8 @@ func (v *view) existingMode(p string) os.FileMode {
 }
 
 func (v *view) write(p string, content []byte, mode os.FileMode) {
-	delete(v.deletes, p)
-	v.files[p] = File{Path: p, Content: content, Mode: mode}
+	v.dropDelete(p)
+	v.setFile(File{Path: p, Content: content, Mode: mode})
 	v.mark(p)
 }
 
@@ -157,12 +195,11 @@ func (v *view) remove(field, p string) error {
 	if msg := v.checkParents(p); msg != "" {
 		return v.fail(field, "%s", msg)
 	}
-	inBase := false
-	for q := range v.files {
-		if q == p || strings.HasPrefix(q, p+"/") {
-			delete(v.files, q)
-			inBase = true
-		}
+	_, inBase := v.files[p]
+	v.dropFile(p)
+	for _, q := range v.fileIdx.under(p) {
+		v.dropFile(q)
+		inBase = true
 	}
 	if d := v.deletedBy(p); d != "" {
 		return v.fail(field, "%q does not exist (the base deletes %q)", p, d)
@@ -177,12 +214,10 @@ func (v *view) remove(field, p string) error {
 		}
 		return v.fail(field, "%q does not exist", p)
 	}
-	for q := range v.deletes {
-		if strings.HasPrefix(q, p+"/") {
-			delete(v.deletes, q) // covered by deleting p
-		}
+	for _, q := range v.delIdx.under(p) {
+		v.dropDelete(q) // covered by deleting p
 	}
-	v.deletes[p] = true
+	v.setDelete(p)
 	v.mark(p)
 	return nil
 }

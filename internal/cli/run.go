@@ -79,11 +79,38 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 	if len(pos) == 1 {
 		specPath = pos[0]
 	}
-	p, err := planRun(ctx, specPath, f, s, version)
+	p, err := untilSignal(ctx, func() (*run.Plan, error) { return planRun(ctx, specPath, f, s, version) })
 	if err != nil {
 		return err
 	}
 	return execute(ctx, p, f, ui, s)
+}
+
+// untilSignal runs plan (reading the spec, stdin included, resolving its
+// edits, making the sandbox), and returns ctx's error (exit 130) as soon
+// as a signal ends ctx, whatever phase plan is in: a spec of 50,000 edits
+// or a stdin that never closes must not keep shadow from stopping. Plan
+// writes no record and runs nothing; what it is doing when shadow exits
+// is left undone.
+func untilSignal(ctx context.Context, plan func() (*run.Plan, error)) (*run.Plan, error) {
+	type planned struct {
+		p   *run.Plan
+		err error
+	}
+	done := make(chan planned, 1)
+	go func() {
+		p, err := plan()
+		done <- planned{p, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return r.p, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // planRun loads the spec (none: specPath "") with the hypotheses of

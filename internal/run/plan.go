@@ -81,7 +81,10 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	}
 	bases := &baseResolver{store: store, storeErr: storeErr, ws: ws, resolved: map[string]string{}}
 	lim := engine.Limits{MaxEditSize: o.MaxEditSize}
-	hyps, err := engine.Resolve(spec, specDir, ws, bases.resolve, lim)
+	hyps, err := engine.ResolveContext(ctx, spec, specDir, ws, bases.resolve, lim)
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // a signal: exit 130, nothing written
+	}
 	if err != nil {
 		return nil, Usage("%v", err)
 	}
