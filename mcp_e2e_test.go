@@ -98,6 +98,32 @@ func (m *mcpEnv) mustCall(name string, args any) *mcp.CallToolResult {
 	return res
 }
 
+// report is the full report a result links to (resources/read).
+func (m *mcpEnv) report(d *mcpserver.RunDoc) *engine.Report {
+	m.t.Helper()
+	var r engine.Report
+	if err := json.Unmarshal([]byte(m.readResource(d.Links.Report)), &r); err != nil {
+		m.t.Fatalf("%s: %v", d.Links.Report, err)
+	}
+	return &r
+}
+
+// readResource reads uri through the client, as an agent would.
+func (m *mcpEnv) readResource(uri string) string {
+	m.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rr, err := m.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		m.t.Fatalf("resources/read %s: %v", uri, err)
+	}
+	var b strings.Builder
+	for _, c := range rr.Contents {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
 func text(res *mcp.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
@@ -143,7 +169,7 @@ func TestMCPToolsAndPortableSchemas(t *testing.T) {
 		}
 		checkPortable(t, tool.Name, sc, false)
 	}
-	want := "shadow_apply shadow_log shadow_merge shadow_probe shadow_run shadow_show"
+	want := "shadow_apply shadow_log shadow_merge shadow_probe shadow_run shadow_show shadow_wait"
 	if got := strings.Join(sortedCopy(names), " "); got != want {
 		t.Errorf("tools: %s, want %s", got, want)
 	}
@@ -234,8 +260,9 @@ func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("tool error: %s", text(res))
 	}
-	r := structured[engine.Report](t, res)
-	if r.Schema != engine.ReportSchema || r.Winner == nil || *r.Winner != "fix" || r.Subdir != "sub" {
+	brief := structured[mcpserver.RunDoc](t, res)
+	r := m.report(brief)
+	if r.Schema != engine.ReportSchema || r.Winner == nil || *r.Winner != "fix" || r.Subdir != "sub" || brief.Winner == nil || *brief.Winner != "fix" {
 		t.Fatalf("report: schema %q winner %v subdir %q", r.Schema, r.Winner, r.Subdir)
 	}
 	h := byName(r)
@@ -246,7 +273,7 @@ func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
 		t.Errorf("fix tests: %+v", h["fix"].Tests)
 	}
 	txt := text(res)
-	for _, want := range []string{"winner: fix", "+good", "--- wrong:", "full output: " + h["wrong"].Log, "Recorded as run " + r.Run} {
+	for _, want := range []string{"winner: fix", "+good", "wrong: failed", "shadow://run/" + r.Run + "/report"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("text report lacks %q:\n%s", want, txt)
 		}
@@ -258,22 +285,28 @@ func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
 		t.Errorf("sandbox dirs left: %v", left)
 	}
 
-	// Progress: each hypothesis started and finished, in increasing steps.
+	// Progress: strictly increasing (the MCP specification), out of
+	// hypotheses + 1 (the ranking), each message saying what is done.
 	m.mu.Lock()
 	prog := append([]*mcp.ProgressNotificationParams(nil), m.progress...)
 	m.mu.Unlock()
 	var msgs []string
+	last := -1.0
 	for i, p := range prog {
 		msgs = append(msgs, p.Message)
-		if p.ProgressToken != "tok-1" || p.Total != 6 || p.Progress != float64(i+1) {
+		if p.ProgressToken != "tok-1" || p.Total != 4 || p.Progress <= last || p.Progress > p.Total {
 			t.Errorf("progress %d: %+v", i, p)
 		}
+		last = p.Progress
 	}
 	all := strings.Join(msgs, "\n")
 	for _, n := range []string{"baseline", "fix", "wrong"} {
-		if !strings.Contains(all, n+" started") || !strings.Contains(all, n+" passed") && !strings.Contains(all, n+" failed") {
+		if !strings.Contains(all, n+" passed") && !strings.Contains(all, n+" failed") {
 			t.Errorf("progress for %s missing:\n%s", n, all)
 		}
+	}
+	if !strings.Contains(all, "3/3 done") {
+		t.Errorf("progress never says all are done:\n%s", all)
 	}
 
 	// The run is recorded: shadow_log lists it, shadow_show shows it.
@@ -304,7 +337,7 @@ func TestMCPRunRanksReportsAndLeavesWorkspace(t *testing.T) {
 		"hypotheses": []any{map[string]any{"name": "next", "base": "@last/fix", "edits": []any{map[string]any{"path": "w.txt", "content": "new\n"}}}},
 		"command":    []string{"sh", "-c", "cd .. && test -e w.txt && " + checkScript},
 	})
-	if rn := structured[engine.Report](t, next); next.IsError || rn.Winner == nil || *rn.Winner != "next" {
+	if rn := structured[mcpserver.RunDoc](t, next); next.IsError || rn.Winner == nil || *rn.Winner != "next" {
 		t.Errorf("run on base @last/fix: %s", text(next))
 	}
 	if bad := m.mustCall("shadow_run", map[string]any{"hypotheses": []any{map[string]any{"name": "n", "base": "@last/nope"}}, "command": []string{"true"}}); !bad.IsError || !strings.Contains(text(bad), "base") {
@@ -334,22 +367,20 @@ func TestMCPNoWinnerIsAResultAndTailsAreTrimmed(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("no winner must not be a tool error: %s", text(res))
 	}
-	r := structured[engine.Report](t, res)
-	if r.Winner != nil || len(r.Hypotheses) != 6 {
-		t.Fatalf("winner %v, %d hypotheses", r.Winner, len(r.Hypotheses))
+	brief := structured[mcpserver.RunDoc](t, res)
+	if brief.Winner != nil || len(brief.Hypotheses) != 6 || !strings.HasPrefix(brief.Summary, "no winner") {
+		t.Fatalf("winner %v, %d hypotheses, summary %q", brief.Winner, len(brief.Hypotheses), brief.Summary)
 	}
-	if !strings.Contains(byName(r)["f"].Diff, "+from a file") {
-		t.Errorf("edit from a file: diff %q", byName(r)["f"].Diff)
+	if d := m.readResource("shadow://run/" + brief.RunID + "/f/diff"); !strings.Contains(d, "+from a file") {
+		t.Errorf("edit from a file: diff %q", d)
 	}
+	// The result holds no output; the output resource holds all of it.
 	txt := text(res)
-	if !strings.Contains(txt, "no hypothesis passed") || !strings.Contains(txt, "LAST-LINE") || !strings.Contains(txt, "trimmed here") {
-		t.Errorf("text report:\n%s", txt)
+	if n := strings.Count(txt, "noise line"); n > 0 {
+		t.Errorf("%d noise lines in the text", n)
 	}
-	if n := strings.Count(txt, "noise line"); n > 6*24 {
-		t.Errorf("failing tails not trimmed: %d noise lines in the text", n)
-	}
-	if !strings.Contains(txt, "full output: "+byName(r)["a"].Log) {
-		t.Errorf("text does not say where the full log is:\n%s", txt)
+	if out := m.readResource("shadow://run/" + brief.RunID + "/a/output"); !strings.Contains(out, "noise line 0\n") || !strings.Contains(out, "LAST-LINE") {
+		t.Errorf("the output resource is not the whole output:\n%.500s", out)
 	}
 	// The full output is there for the asking.
 	sh := m.mustCall("shadow_show", map[string]any{"ref": "@last/a", "cwd": e.ws, "lines": 1000})
@@ -439,7 +470,7 @@ func TestMCPCancelEndsTheRunAndCleansUp(t *testing.T) {
 	// The last recorded run says it was cancelled.
 	waitFor(t, "the cancelled run's report", func() bool {
 		sr := m.mustCall("shadow_show", map[string]any{"ref": "@last", "cwd": e.ws})
-		return !sr.IsError && structured[engine.Report](t, sr).Cancelled
+		return !sr.IsError && structured[mcpserver.RunDoc](t, sr).State == "cancelled"
 	})
 
 	// The client goes away mid-run (its end of the server's stdin closes,

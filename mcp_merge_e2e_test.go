@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/mcpserver"
 )
 
 // shadow_merge merges shard reports given as files or inline, as `shadow
@@ -26,7 +26,7 @@ func TestShardMergeMCP(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("shadow_merge: %s", text(res))
 	}
-	rep := structured[engine.Report](t, res)
+	rep := m.report(structured[mcpserver.RunDoc](t, res))
 	if rep.Winner == nil || *rep.Winner != "all" || fmt.Sprint(rep.MergedFrom) != "[0 1 2]" || !strings.Contains(text(res), "winner: all") {
 		t.Errorf("merged: winner %v merged_from %v\n%s", deref(rep.Winner), rep.MergedFrom, text(res))
 	}
@@ -41,7 +41,7 @@ func TestShardMergeMCP(t *testing.T) {
 		inline = append(inline, doc)
 	}
 	res = m.mustCall("shadow_merge", map[string]any{"reports": files[:1], "inline_reports": inline})
-	if res.IsError || structured[engine.Report](t, res).Winner == nil {
+	if res.IsError || structured[mcpserver.RunDoc](t, res).Winner == nil {
 		t.Errorf("files and inline reports: %s", text(res))
 	}
 
@@ -73,11 +73,11 @@ func TestShardMergeMCP(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("apply: %s", text(res))
 	}
-	rep = structured[engine.Report](t, res)
-	if e.read("calc.go") != calc(true, true, true, "") || fmt.Sprint(rep.Applied) != "[calc.go]" || rep.Run == "" {
-		t.Errorf("apply: applied %v run %q, calc.go:\n%s", rep.Applied, rep.Run, e.read("calc.go"))
+	applied := structured[mcpserver.RunDoc](t, res)
+	if e.read("calc.go") != calc(true, true, true, "") || fmt.Sprint(applied.Applied) != "[calc.go]" || applied.RunID == "" {
+		t.Errorf("apply: applied %v run %q, calc.go:\n%s", applied.Applied, applied.RunID, e.read("calc.go"))
 	}
-	if lg := m.mustCall("shadow_log", map[string]any{}); !strings.Contains(text(lg), rep.Run) {
-		t.Errorf("shadow_log lists no %s:\n%s", rep.Run, text(lg))
+	if lg := m.mustCall("shadow_log", map[string]any{}); !strings.Contains(text(lg), applied.RunID) {
+		t.Errorf("shadow_log lists no %s:\n%s", applied.RunID, text(lg))
 	}
 }

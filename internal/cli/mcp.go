@@ -18,7 +18,9 @@ import (
 
 // mcpCommand serves the engine over MCP on stdio (`shadow mcp [-C DIR]`;
 // DIR, default the current directory, is the cwd of calls that give none):
-// the tools shadow_run, shadow_log, shadow_show and shadow_probe. stdout
+// the tools of docs/agents.md (shadow_run, shadow_wait, shadow_log,
+// shadow_show, shadow_apply, shadow_merge, shadow_probe) and the run
+// resources shadow://run/ID/.... stdout
 // is the protocol channel, so nothing else may write to it: the process's
 // fd 1 is pointed at stderr once the protocol has its own copy. This is
 // why it uses the process's own stdin and stdout, not Streams.
@@ -27,8 +29,10 @@ func mcpCommand(s Streams, version string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp [-C DIR]",
 		Short: "MCP server on stdio for coding agents",
-		Long: "shadow mcp serves the tools shadow_run, shadow_log, shadow_show and shadow_probe over\n" +
-			"MCP on stdin/stdout. DIR (default: the current directory) is the cwd of calls that give none.",
+		Long: "shadow mcp serves the tools shadow_run, shadow_wait, shadow_log, shadow_show, shadow_apply,\n" +
+			"shadow_merge and shadow_probe, and the resources shadow://run/ID/report, .../HYP/diff and\n" +
+			".../HYP/output, over MCP on stdin/stdout (docs/agents.md). DIR (default: the current\n" +
+			"directory) is the cwd of calls that give none.",
 		Args: noArgs("usage: shadow mcp [-C DIR] (an MCP server on stdin/stdout; see README.md)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return serveMCP(dir, s, version)

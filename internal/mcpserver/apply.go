@@ -13,10 +13,10 @@ import (
 )
 
 type mcpApplyArgs struct {
-	Ref    string `json:"ref" jsonschema:"RUN/HYP: the recorded hypothesis to write into the checkout; RUN is a run id, a unique prefix of one, or @last (the newest run that has HYP)"`
-	Cwd    string `json:"cwd,omitempty" jsonschema:"a directory of the workspace: its git top-level, else itself, is the workspace. Default: the server's working directory"`
-	Force  bool   `json:"force,omitempty" jsonschema:"apply even a hypothesis that did not pass, or whose pass does not count (disqualified, suspicious, tampered). Default false: such a hypothesis is refused, naming why"`
-	DryRun bool   `json:"dry_run,omitempty" jsonschema:"make every check and say what would be written, writing nothing"`
+	Ref    string `json:"ref" jsonschema:"RUN/HYP, e.g. @last/fix"`
+	Cwd    string `json:"cwd,omitempty" jsonschema:"a directory of the workspace (default: the server's)"`
+	Force  bool   `json:"force,omitempty" jsonschema:"apply one that did not pass or cannot win"`
+	DryRun bool   `json:"dry_run,omitempty" jsonschema:"check and say what would be written, writing nothing"`
 }
 
 // ApplyDoc is shadow_apply's structured result.
@@ -24,9 +24,9 @@ type ApplyDoc struct {
 	Run string `json:"run" jsonschema:"the run id the reference resolved to"`
 	Hyp string `json:"hyp" jsonschema:"the hypothesis applied"`
 	// Applied: the checkout paths written or deleted, in order.
-	Applied []string `json:"applied" jsonschema:"the checkout paths written or deleted, in order (with dry_run: those that would be)"`
-	DryRun  bool     `json:"dry_run,omitempty" jsonschema:"nothing was written: a dry run"`
-	Note    string   `json:"note,omitempty" jsonschema:"why nothing was written although the call succeeded: the hypothesis changes nothing, or the checkout already holds it"`
+	Applied []string `json:"applied" jsonschema:"checkout paths written or deleted (dry_run: would be)"`
+	DryRun  bool     `json:"dry_run,omitempty" jsonschema:"check and say what would be written, writing nothing"`
+	Note    string   `json:"note,omitempty" jsonschema:"why nothing was written (it changes nothing, or the checkout holds it)"`
 }
 
 // toolApply is `shadow apply RUN/HYP` for agents: the same checks (the

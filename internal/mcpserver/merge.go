@@ -15,13 +15,13 @@ import (
 )
 
 type mcpMergeArgs struct {
-	Reports       []string         `json:"reports,omitempty" jsonschema:"the shards' report files, one per shard of the run (each a --json report or an --events stream), absolute or relative to cwd"`
-	InlineReports []map[string]any `json:"inline_reports,omitempty" jsonschema:"the shards' reports given inline, each a shadow.report/v1 document as a shard printed it (with reports: both are merged)"`
-	Apply         bool             `json:"apply,omitempty" jsonschema:"write the merged report's winner into the checkout, as shadow_apply does, and record the merged report like a run (needs spec)"`
-	Spec          string           `json:"spec,omitempty" jsonschema:"with apply: the spec file the shards ran, absolute or relative to cwd; the winner's files come from it, resolved here, never from a shard's report"`
-	WithTests     bool             `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too, not only its code"`
-	Force         bool             `json:"force,omitempty" jsonschema:"with apply: apply although the checkout's HEAD moved since the shards' commit (every file written must still hold that commit's version)"`
-	Cwd           string           `json:"cwd,omitempty" jsonschema:"a directory of the workspace: its git top-level, else itself, is the workspace. Default: the server's working directory"`
+	Reports       []string         `json:"reports,omitempty" jsonschema:"the shards' report files (--json reports or --events streams)"`
+	InlineReports []map[string]any `json:"inline_reports,omitempty" jsonschema:"the shards' shadow.report/v1 documents, inline"`
+	Apply         bool             `json:"apply,omitempty" jsonschema:"write the winner into the checkout and record the merge (needs spec)"`
+	Spec          string           `json:"spec,omitempty" jsonschema:"with apply: the spec file the shards ran (the winner's files come from it)"`
+	WithTests     bool             `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too"`
+	Force         bool             `json:"force,omitempty" jsonschema:"with apply: apply although HEAD moved since the shards' commit"`
+	Cwd           string           `json:"cwd,omitempty" jsonschema:"a directory of the workspace (default: the server's)"`
 }
 
 // toolMerge is `shadow merge [--apply]` for agents: the shards' reports
@@ -77,7 +77,12 @@ func (s *Server) toolMerge(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return toolError("%v", err), nil
 	}
 	if !in.Apply {
-		return toolResult(modelReport(merged, false)), nil
+		// Not recorded: the server holds the merged report, so that its
+		// links (shadow://run/ID/...) resolve.
+		id := s.runs.addMerged(merged)
+		d := briefOf(merged)
+		d.RunID, d.Links = id, runLinks(id)
+		return runResult(d, briefNames(d)), nil
 	}
 	if in.Spec == "" {
 		return toolError("spec: required with apply: the spec file the shards ran (the winner's files come from it, never from a shard's report)"), nil
@@ -100,5 +105,7 @@ func (s *Server) toolMerge(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if rep.ApplyError != "" {
 		return toolError("not applied: %s (the merged report is recorded as run %s: shadow_show ref %q)", rep.ApplyError, rep.Run, rep.Run), nil
 	}
-	return toolResult(modelReport(rep, true)), nil
+	s.runs.noteWorkspace(rep.Run, rep.Workspace)
+	d := briefOf(rep)
+	return runResult(d, briefNames(d)), nil
 }

@@ -17,41 +17,41 @@ import (
 )
 
 type mcpLogArgs struct {
-	Cwd   string `json:"cwd,omitempty" jsonschema:"a directory of the workspace: its git top-level, else itself, is the workspace. Default: the server's working directory"`
-	Limit int    `json:"limit,omitempty" jsonschema:"list only the newest N runs (default 20)"`
+	Cwd   string `json:"cwd,omitempty" jsonschema:"a directory of the workspace (default: the server's)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"only the newest N runs (default 20)"`
 }
 
 type mcpShowArgs struct {
-	Ref   string `json:"ref" jsonschema:"RUN for a whole run, or RUN/HYP for one hypothesis; RUN is a run id, a unique prefix of one, or @last (the newest run)"`
-	Cwd   string `json:"cwd,omitempty" jsonschema:"a directory of the workspace: its git top-level, else itself, is the workspace. Default: the server's working directory"`
-	Lines int    `json:"lines,omitempty" jsonschema:"for RUN/HYP: how many of the last lines of the hypothesis's output to include (default 200)"`
+	Ref   string `json:"ref" jsonschema:"RUN (a run id, prefix, or @last) or RUN/HYP"`
+	Cwd   string `json:"cwd,omitempty" jsonschema:"a directory of the workspace (default: the server's)"`
+	Lines int    `json:"lines,omitempty" jsonschema:"RUN/HYP: last lines of output to include (default 200)"`
 }
 
 // LogDoc is shadow_log's structured result.
 type LogDoc struct {
-	Workspace string   `json:"workspace"`
-	Total     int      `json:"total"` // runs recorded; Runs holds the newest
-	Runs      []LogRun `json:"runs"`
+	Workspace string   `json:"workspace" jsonschema:"the checkout's path"`
+	Total     int      `json:"total" jsonschema:"runs recorded"` // Runs holds the newest
+	Runs      []LogRun `json:"runs" jsonschema:"the newest runs, oldest first"`
 }
 
 type LogRun struct {
-	Run        string    `json:"run"`
-	State      string    `json:"state"` // running, finished, interrupted
-	StartedAt  time.Time `json:"started_at"`
-	Command    []string  `json:"command"`
-	Subdir     string    `json:"subdir"`
-	Mode       string    `json:"mode,omitempty"`
-	DurationMS int64     `json:"duration_ms,omitempty"`
-	Winner     *string   `json:"winner"`
-	Cancelled  bool      `json:"cancelled,omitempty"`
-	Stale      bool      `json:"stale,omitempty"`
-	Hypotheses []LogHyp  `json:"hypotheses"`
+	Run        string    `json:"run" jsonschema:"its id"`
+	State      string    `json:"state" jsonschema:"running, finished or interrupted"`
+	StartedAt  time.Time `json:"started_at" jsonschema:"RFC 3339"`
+	Command    []string  `json:"command" jsonschema:"argument vector"`
+	Subdir     string    `json:"subdir" jsonschema:"where it ran, in the workspace"`
+	Mode       string    `json:"mode,omitempty" jsonschema:"sandbox mode"`
+	DurationMS int64     `json:"duration_ms,omitempty" jsonschema:"milliseconds"`
+	Winner     *string   `json:"winner" jsonschema:"the winner, or null"`
+	Cancelled  bool      `json:"cancelled,omitempty" jsonschema:"interrupted"`
+	Stale      bool      `json:"stale,omitempty" jsonschema:"the checkout changed meanwhile"`
+	Hypotheses []LogHyp  `json:"hypotheses" jsonschema:"status and counts of each"`
 }
 
 type LogHyp struct {
-	Name   string        `json:"name"`
-	Status string        `json:"status"`
-	Tests  *engine.Tests `json:"tests"`
+	Name   string        `json:"name" jsonschema:"its name"`
+	Status string        `json:"status" jsonschema:"its status"`
+	Tests  *engine.Tests `json:"tests" jsonschema:"its test counts, or null"`
 }
 
 // mcpLogWindow bounds how much of a hypothesis's log shadow_show reads to
@@ -177,7 +177,14 @@ func (s *Server) toolShow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		return toolError("ref: %s", cliToTools(err.Error())), nil
 	}
 	id := r.ID
+	s.runs.noteWorkspace(id, ws)
 	if !isHyp {
+		// While it runs, its live state; once ended, the record (verified).
+		if l := s.runs.get(id); l != nil {
+			if rep, _ := l.report(); rep == nil {
+				return runResult(l.doc(), nil), nil
+			}
+		}
 		return showRun(r), nil
 	}
 	// What shadow show prints before the output, from the same verified
@@ -224,19 +231,35 @@ func showRun(r *snap.RunInfo) *mcp.CallToolResult {
 	var b strings.Builder
 	records.WriteWarning(&b, r.Unverified)
 	if r.Report != nil {
-		text, doc := modelReport(r.Report, true)
-		return toolResult(b.String()+text, doc)
+		d := briefOf(r.Report)
+		if r.Unverified != "" {
+			d.Summary = b.String() + d.Summary
+		}
+		return runResult(d, briefNames(d))
 	}
 	fmt.Fprintf(&b, "run %s is %s: no report", r.ID, r.State)
 	if r.Meta != nil {
 		fmt.Fprintf(&b, " (%s, started %s)", records.Quote(r.Meta.Command), r.Meta.StartedAt.Format(time.RFC3339))
 	}
-	b.WriteString("\n")
-	doc := logRunOf(r)
+	d := &RunDoc{RunID: r.ID, State: r.State, Links: runLinks(r.ID), Hypotheses: []HypBrief{}}
+	done := map[string]bool{}
+	lines := []string{b.String()}
 	for _, h := range r.Results {
-		fmt.Fprintf(&b, "  %s %s\n", h.Name, records.ResultLine(h))
+		hb := briefHyp(h)
+		d.Hypotheses = append(d.Hypotheses, hb)
+		lines = append(lines, hypLine(hb, nil))
+		done[h.Name] = true
 	}
-	return toolResult(b.String(), doc)
+	if r.Meta != nil {
+		for _, n := range r.Meta.Hypotheses {
+			if !done[n] {
+				d.Hypotheses = append(d.Hypotheses, HypBrief{Name: n, Status: "not finished"})
+				lines = append(lines, n+": not finished")
+			}
+		}
+	}
+	d.Summary = strings.Join(lines, "\n")
+	return runResult(d, briefNames(d))
 }
 
 // recordsOf is the workspace a tool call's cwd names and the store that

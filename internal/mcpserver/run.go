@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/hypsrc"
-	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 )
@@ -25,66 +25,67 @@ import (
 // as the CLI's (naming the hypothesis and the field).
 type mcpRunArgs struct {
 	mcpSourceArgs
-	Common         *mcpCommon        `json:"common,omitempty" jsonschema:"what every hypothesis gets, the baseline included (a reproduction test for all candidates): its files are the judge's, never applied, and a hypothesis that changes one is editing the tests"`
-	Hypotheses     []mcpHyp          `json:"hypotheses,omitempty" jsonschema:"the candidate fixes, each run in its own shadow of the workspace. A hypothesis with no edits, delete or patch is a baseline (the checkout as it is)"`
-	Command        []string          `json:"command" jsonschema:"the test command as an argument vector, run with no shell in the counterpart of cwd inside each shadow, e.g. [\"go\",\"test\",\"./...\"] or [\"sh\",\"-c\",\"make test\"]. Exit status 0 means the hypothesis passed"`
-	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute directory the command runs in; the workspace is the git top-level holding it, else the directory itself. Default: the server's working directory"`
-	Timeout        string            `json:"timeout,omitempty" jsonschema:"per-hypothesis timeout, a duration such as 90s or 5m (default 10m)"`
-	Jobs           int               `json:"jobs,omitempty" jsonschema:"how many hypotheses run at once (default: the number of CPUs)"`
-	Apply          bool              `json:"apply,omitempty" jsonschema:"write the winner's files into the checkout after the run (refused, changing nothing, if a target changed while the run went on). Default false: the checkout is left as it is"`
-	Mode           string            `json:"mode,omitempty" jsonschema:"sandbox mode: auto (default: overlay where the machine allows it, else copy), overlay, copy (each hypothesis in its own copy of the workspace, in parallel), or inplace (one hypothesis at a time in the checkout, restored after each)"`
-	Baseline       bool              `json:"baseline,omitempty" jsonschema:"add a hypothesis named baseline with no edits, unless there is one"`
-	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
-	Net            string            `json:"net,omitempty" jsonschema:"network of the command: private (default in overlay mode: a network namespace per hypothesis with its own loopback, so hypotheses can bind the same port and reach no host or sibling server; HTTP(S) out through shadow's proxy), isolated (loopback only, nothing out) or host (the host's network, as copy and in-place modes always have)"`
-	HostPorts      []int             `json:"host_ports,omitempty" jsonschema:"host localhost TCP ports (a database the suite needs) each hypothesis reaches at the same port on its own 127.0.0.1 under net private, as --host-port"`
-	Memory         string            `json:"memory,omitempty" jsonschema:"each hypothesis's memory cap, e.g. 2G (overlay mode with a memory cgroup; refused where none can be set), as --memory"`
-	Tmp            string            `json:"tmp,omitempty" jsonschema:"/tmp and /var/tmp of the command: private (default in overlay mode: a fresh tmpfs per hypothesis) or shared (the host's)"`
-	Writable       []string          `json:"writable,omitempty" jsonschema:"overlay mode: absolute directories outside the workspace the command may write (everything else outside the workspace and $HOME is read-only), each overlaid per hypothesis and thrown away; refused inside the workspace or holding shadow's state dir, as --writable"`
-	JUnit          string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes (relative to its directory); its test counts win over what the output says"`
-	Keep           bool              `json:"keep,omitempty" jsonschema:"keep what each command wrote (overlay mode); shadow_show RUN/HYP lists it"`
-	Freeze         bool              `json:"freeze,omitempty" jsonschema:"run every hypothesis on a copy of the source files taken at the start, so edits made meanwhile do not reach the run (overlay mode)"`
-	Confirm        int               `json:"confirm,omitempty" jsonschema:"rerun the baseline and the leading candidate this many more times (at most 3) before naming a winner: a flaky pass cannot win"`
-	TestPaths      []string          `json:"test_paths,omitempty" jsonschema:"globs of the test files: a candidate that changes one cannot win unless allow_test_edits"`
-	AllowTestEdits bool              `json:"allow_test_edits,omitempty" jsonschema:"let a candidate that changes the tests, or runs fewer of them, win"`
-	Remote         []string          `json:"remote,omitempty" jsonschema:"run the hypotheses on these Linux nodes over SSH instead of here (as the CLI's --remote): each an ssh destination as the user's ~/.ssh/config knows it (a Host, or user@host); \"local\" names this machine. The checkout's source files are mirrored to the same path on each node; each hypothesis goes to the next free slot and its result names its node; ranking, records and apply stay here. A node that cannot be reached is reported; when none can, the call fails naming each"`
-	RemoteDir      string            `json:"remote_dir,omitempty" jsonschema:"with remote: where the mirror lives on every node when the workspace's own absolute path cannot be had there (an absolute path, as --remote-dir)"`
-	Upper          string            `json:"upper,omitempty" jsonschema:"overlay mode: where each hypothesis's writes go: disk (default, under the state dir) or ram (a tmpfs per hypothesis capped at upper_size, for large build outputs; a hypothesis that fills it fails with ENOSPC), as --upper"`
-	UpperSize      string            `json:"upper_size,omitempty" jsonschema:"with upper ram: the cap of each hypothesis's tmpfs, e.g. 512M or 2G (default a quarter of RAM), as --upper-size"`
-	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"neither stack nor feed the workspace's warm layer of build outputs (the git-ignored outputs of an earlier run's no-edit baseline), as --no-warm"`
+	Common         *mcpCommon        `json:"common,omitempty" jsonschema:"what every hypothesis gets, the baseline included (e.g. a reproduction test); its files are the judge's, never applied"`
+	Hypotheses     []mcpHyp          `json:"hypotheses,omitempty" jsonschema:"the candidate fixes, each in its own shadow; one with no edits, delete or patch is a baseline"`
+	Command        []string          `json:"command" jsonschema:"the test command as an argument vector, no shell, e.g. [\"go\",\"test\",\"./...\"]; exit 0 means passed"`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute directory the command runs in (its git top-level is the workspace). Default: the server's"`
+	Timeout        string            `json:"timeout,omitempty" jsonschema:"per-hypothesis timeout, e.g. 90s or 5m (default 10m)"`
+	Jobs           int               `json:"jobs,omitempty" jsonschema:"hypotheses at once (default: CPUs)"`
+	Apply          bool              `json:"apply,omitempty" jsonschema:"write the winner into the checkout after the run (nothing if a target changed meanwhile)"`
+	Mode           string            `json:"mode,omitempty" jsonschema:"sandbox: auto (default), overlay, copy, or inplace (one at a time in the checkout)"`
+	Baseline       bool              `json:"baseline,omitempty" jsonschema:"add a no-edit hypothesis named baseline"`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables"`
+	Net            string            `json:"net,omitempty" jsonschema:"network: private (default in overlay: own loopback, HTTP(S) via shadow's proxy), isolated (loopback only) or host"`
+	HostPorts      []int             `json:"host_ports,omitempty" jsonschema:"host localhost TCP ports each hypothesis reaches on its own 127.0.0.1 (net private)"`
+	Memory         string            `json:"memory,omitempty" jsonschema:"per-hypothesis memory cap, e.g. 2G (overlay with a memory cgroup)"`
+	Tmp            string            `json:"tmp,omitempty" jsonschema:"/tmp of the command: private (default in overlay) or shared"`
+	Writable       []string          `json:"writable,omitempty" jsonschema:"overlay: absolute dirs outside the workspace the command may write, per hypothesis, thrown away"`
+	JUnit          string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes: its counts win over the output's"`
+	Keep           bool              `json:"keep,omitempty" jsonschema:"keep what each command wrote (overlay); shadow_show RUN/HYP lists it"`
+	Freeze         bool              `json:"freeze,omitempty" jsonschema:"run every hypothesis on a copy of the sources taken at the start (overlay)"`
+	Confirm        int               `json:"confirm,omitempty" jsonschema:"rerun the baseline and the leader this many more times (max 3) so a flaky pass cannot win"`
+	TestPaths      []string          `json:"test_paths,omitempty" jsonschema:"globs of the test files: a candidate changing one cannot win unless allow_test_edits"`
+	AllowTestEdits bool              `json:"allow_test_edits,omitempty" jsonschema:"let a candidate that changes the tests, or runs fewer, win"`
+	Remote         []string          `json:"remote,omitempty" jsonschema:"as --remote: run on these Linux nodes over SSH (ssh destinations; local is this machine), the checkout mirrored to each"`
+	RemoteDir      string            `json:"remote_dir,omitempty" jsonschema:"with remote: the mirror's absolute path on every node, as --remote-dir"`
+	Upper          string            `json:"upper,omitempty" jsonschema:"overlay: where writes go: disk (default) or ram (a tmpfs of upper_size)"`
+	UpperSize      string            `json:"upper_size,omitempty" jsonschema:"with upper ram: each tmpfs's cap, e.g. 2G (default RAM/4)"`
+	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"neither use nor feed the warm layer of an earlier baseline's build outputs"`
+	Wait           *bool             `json:"wait,omitempty" jsonschema:"false: return at once with run_id (state running), then call shadow_wait. Default true"`
 
-	AllowSuspicious bool   `json:"allow_suspicious,omitempty" jsonschema:"let a candidate whose code the judge-aware scan flagged (sniffing or patching the test runner, exiting 0 at import, an equality that always holds) win"`
-	NoCross         bool   `json:"no_cross,omitempty" jsonschema:"do not run the tests candidates add or change (their proposed tests) on each other; by default a passing candidate that fails another's reproduction test ranks below one that fails none"`
-	WithTests       bool   `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too; by default only its code is written"`
-	Shard           string `json:"shard,omitempty" jsonschema:"run one slice K/N of the hypotheses (K counts from 0), the baselines in every slice, as --shard; shadow merge joins the slices' reports"`
+	AllowSuspicious bool   `json:"allow_suspicious,omitempty" jsonschema:"let a candidate the judge-aware scan flagged win"`
+	NoCross         bool   `json:"no_cross,omitempty" jsonschema:"do not run candidates' proposed tests on each other"`
+	WithTests       bool   `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too"`
+	Shard           string `json:"shard,omitempty" jsonschema:"run slice K/N of the hypotheses (K from 0); shadow_merge joins the slices"`
 }
 
 // mcpSourceArgs are shadow_run's hypotheses from outside the spec, as the
 // CLI's --patch, --ref and --worktrees (internal/hypsrc).
 type mcpSourceArgs struct {
-	Patches   []string `json:"patches,omitempty" jsonschema:"unified diff files (absolute, or relative to cwd), each one hypothesis named after the file; a directory gives one per *.diff and *.patch in it (as --patch). With patches, refs or worktrees, hypotheses may be left out"`
-	Refs      []string `json:"refs,omitempty" jsonschema:"branches or commits, each one hypothesis: its change since its merge base with the checkout's HEAD, applied over the checkout (what a worktree manager's agent branch holds), named after the ref (as --ref)"`
-	Worktrees bool     `json:"worktrees,omitempty" jsonschema:"one hypothesis per other worktree of the repository (git worktree list): its commits since the merge base and its uncommitted and untracked work, named after its directory (as --worktrees)"`
+	Patches   []string `json:"patches,omitempty" jsonschema:"unified diff files (or a dir of *.diff, *.patch), one hypothesis each, as --patch"`
+	Refs      []string `json:"refs,omitempty" jsonschema:"branches or commits, one hypothesis each: their change since the merge base with HEAD, as --ref"`
+	Worktrees bool     `json:"worktrees,omitempty" jsonschema:"one hypothesis per other git worktree (its commits and uncommitted work), as --worktrees"`
 }
 
 type mcpHyp struct {
-	Name   string    `json:"name" jsonschema:"unique name, 1-64 of A-Z a-z 0-9 . _ -"`
-	Base   string    `json:"base,omitempty" jsonschema:"start from a recorded hypothesis instead of the checkout: RUN/HYP, or @last/HYP for the newest run that has HYP"`
-	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files this hypothesis writes, each replaced whole (or created): what content leaves out is deleted, so for a small change to a large file send a patch instead"`
-	Delete []string  `json:"delete,omitempty" jsonschema:"workspace-relative paths this hypothesis deletes"`
-	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff (as git diff prints it) applied on top of the base"`
+	Name   string    `json:"name" jsonschema:"unique name: 1-64 of A-Z a-z 0-9 . _ -"`
+	Base   string    `json:"base,omitempty" jsonschema:"start from a recorded hypothesis: RUN/HYP or @last/HYP"`
+	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files it writes, each replaced whole or created"`
+	Delete []string  `json:"delete,omitempty" jsonschema:"workspace-relative paths to delete"`
+	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff (as git diff prints it) applied over the base"`
 }
 
 type mcpEdit struct {
-	Path          string  `json:"path" jsonschema:"the file, relative to the workspace root, / separated"`
-	Content       *string `json:"content,omitempty" jsonschema:"the file's whole new content, as text"`
-	ContentBase64 *string `json:"content_base64,omitempty" jsonschema:"the file's whole new content, base64 (for binary files)"`
-	File          string  `json:"file,omitempty" jsonschema:"read the new content from this file instead (absolute, or relative to cwd)"`
-	Mode          string  `json:"mode,omitempty" jsonschema:"permission bits in octal, e.g. 0755 (default: the existing file's, else 0644)"`
+	Path          string  `json:"path" jsonschema:"the file, workspace-relative, / separated"`
+	Content       *string `json:"content,omitempty" jsonschema:"the whole new content as text (what it leaves out is deleted: prefer patch for small changes)"`
+	ContentBase64 *string `json:"content_base64,omitempty" jsonschema:"the whole new content, base64"`
+	File          string  `json:"file,omitempty" jsonschema:"read the new content from this file (absolute or relative to cwd)"`
+	Mode          string  `json:"mode,omitempty" jsonschema:"octal permission bits, e.g. 0755"`
 }
 
 // runOnlyArgs are shadow_run's arguments that are not spec fields.
 var runOnlyArgs = map[string]bool{"patches": true, "refs": true, "worktrees": true, "cwd": true, "apply": true, "mode": true, "baseline": true, "keep": true, "freeze": true,
-	"remote": true, "remote_dir": true, "upper": true, "upper_size": true, "no_warm": true, "with_tests": true}
+	"remote": true, "remote_dir": true, "upper": true, "upper_size": true, "no_warm": true, "with_tests": true, "wait": true}
 
 // runRequest is a decoded shadow_run call.
 type runRequest struct {
@@ -105,6 +106,9 @@ type runRequest struct {
 	noWarm    bool
 	// withTests: with apply, the winner's proposed tests too.
 	withTests bool
+	// wait: answer when the run ends (the default); false: at once, with
+	// its run_id for shadow_wait.
+	wait bool
 }
 
 // parseRunArgs decodes shadow_run's arguments: run-only fields here, the
@@ -120,7 +124,7 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, fmt.Errorf("arguments: must be an object (%v)", err)
 	}
-	r := &runRequest{}
+	r := &runRequest{wait: true}
 	var mode, upper, upperSize string
 	str := func(name string, dst *string) error {
 		if v, ok := fields[name]; ok && string(v) != "null" {
@@ -140,7 +144,7 @@ func parseRunArgs(raw json.RawMessage, serverCwd string) (*runRequest, error) {
 	}
 	for _, err := range []error{str("cwd", &r.cwd), str("mode", &mode), boolean("apply", &r.apply), boolean("with_tests", &r.withTests), boolean("baseline", &r.baseline), boolean("keep", &r.keep), boolean("freeze", &r.freeze),
 		str("remote_dir", &r.remoteDir), remoteArg(fields["remote"], r),
-		str("upper", &upper), str("upper_size", &upperSize), boolean("no_warm", &r.noWarm)} {
+		str("upper", &upper), str("upper_size", &upperSize), boolean("no_warm", &r.noWarm), boolean("wait", &r.wait)} {
 		if err != nil {
 			return nil, err
 		}
@@ -295,124 +299,58 @@ func (s *Server) toolRun(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	// The call counts as running from here: planning may wait for the
-	// workspace lock, and that wait ends with the call or the server.
-	ctx, release := s.runContext(ctx)
-	defer release()
-	p, err := run.NewPlan(ctx, in.spec, in.cwd, run.Options{
+	// Planning may wait for the workspace lock: that wait ends with the
+	// call or the server.
+	pctx, release := s.runContext(ctx)
+	p, err := run.NewPlan(pctx, in.spec, in.cwd, run.Options{
 		Cwd: in.cwd, Mode: in.mode, Apply: in.apply, WithTests: in.withTests, Baseline: in.baseline, Keep: in.keep, Freeze: in.freeze,
 		Remote: in.remote, RemoteDir: in.remoteDir,
 		Upper: in.upper, UpperSize: in.upperSize, NoWarm: in.noWarm,
 		Notices: s.notices, Version: s.version,
 	})
+	release()
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	prog := startProgress(ctx, req, len(p.Hypotheses()))
-	rep, err := p.Run(ctx, prog.sink)
-	prog.finish()
+	l, err := s.startRun(ctx, p)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return toolError("%v", err), nil
 	}
-	return toolResult(modelReport(rep, true)), nil
-}
-
-// progress turns the run's events into MCP progress notifications (one
-// when a hypothesis starts, one when it finishes), when the client sent a
-// progress token. The engine's goroutines never wait on the client: the
-// notifications queue, and one goroutine sends them in order.
-type progress struct {
-	sink   func(engine.Event)
-	finish func()
-}
-
-func startProgress(ctx context.Context, req *mcp.CallToolRequest, hyps int) progress {
-	token := req.Params.GetProgressToken()
-	if token == nil || req.Session == nil {
-		return progress{sink: func(engine.Event) {}, finish: func() {}}
+	if !in.wait {
+		d := l.doc()
+		d.Summary = fmt.Sprintf("run %s started (%d hypotheses): call shadow_wait with this run_id for its report; shadow_show ref %q gives its live state\n%s", d.RunID, len(d.Hypotheses), d.RunID, d.Summary)
+		return runResult(d, nil), nil
 	}
-	total := float64(2 * hyps)
-	queue := make(chan *mcp.ProgressNotificationParams, 2*hyps+8)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for n := range queue {
-			_ = req.Session.NotifyProgress(ctx, n)
-		}
-	}()
-	step := 0
-	sink := func(ev engine.Event) {
-		var msg string
-		switch ev.Kind {
-		case engine.KindHypStarted:
-			msg = ev.Hyp + " started"
-		case engine.KindHypFinished:
-			msg = ev.Hyp + " " + records.ResultLine(ev.Result)
-		default:
-			return
-		}
-		step++
+	return s.waitResult(ctx, req, l, time.Time{})
+}
+
+// waitResult follows l until it ends (the result is its report), until
+// passes (its live state, "running"), or the call is cancelled: that ends
+// the run, whose partial report is recorded (shadow_show, resources/read).
+func (s *Server) waitResult(ctx context.Context, req *mcp.CallToolRequest, l *liveRun, until time.Time) (*mcp.CallToolResult, error) {
+	switch err := s.follow(ctx, req, l, until); {
+	case errors.Is(err, errWaitOver):
+		return runResult(l.doc(), nil), nil
+	case err != nil:
+		l.cancel()
 		select {
-		case queue <- &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(step), Total: total, Message: msg}:
-		default: // cannot happen (two events per hypothesis); never block the run
+		case <-l.done:
+		case <-time.After(30 * time.Second):
 		}
+		return nil, err
 	}
-	return progress{sink: sink, finish: func() { close(queue); <-done }}
-}
-
-// Bounds of a shadow_run (and shadow_show RUN) result, text and
-// structured content alike, so that a run of a dozen chatty candidates
-// stays a few tens of thousands of characters: the full output and diff
-// are one shadow_show away.
-const (
-	maxWinnerDiff = 8 << 10 // the winner's diff
-	maxOtherDiff  = 1 << 10 // every other hypothesis's diff
-	maxLineWidth  = 240     // one line of a trimmed output tail
-)
-
-// modelReport is the report sized for a model's context: each failing
-// hypothesis's output trimmed to its first error lines and its last lines
-// (narrowed to maxLineWidth), with where the full log is; diffs cut past
-// maxWinnerDiff (the winner's) and maxOtherDiff with a pointer to
-// shadow_show. It returns the text and the sized report, which keeps
-// every field of shadow.report/v1 and is the structured content.
-func modelReport(rep *engine.Report, footer bool) (string, *engine.Report) {
-	failing := 0
-	for _, h := range rep.Hypotheses {
-		if h.Status != engine.StatusPassed && h.Status != engine.StatusCancelled {
-			failing++
+	rep, err := l.report()
+	if rep == nil {
+		if err == nil {
+			err = errors.New("the run ended without a report")
 		}
+		return toolError("%v", err), nil
 	}
-	budget := 40 // lines of output per failing hypothesis
-	switch {
-	case failing > 10:
-		budget = 8
-	case failing > 4:
-		budget = 16
-	}
-	c := *rep
-	c.Hypotheses = make([]*engine.Result, len(rep.Hypotheses))
-	for i, h := range rep.Hypotheses {
-		hc := *h
-		ref := rep.Run + "/" + h.Name
-		lines := budget
-		if h.Reason != nil { // the reason line names the first error already
-			lines = max(budget-2, 4)
-		}
-		hc.OutputTail = trimLines(h.OutputTail, lines, ref)
-		limit := maxOtherDiff
-		if rep.Winner != nil && *rep.Winner == h.Name {
-			limit = maxWinnerDiff
-		}
-		hc.Diff = cutDiff(h.Diff, limit, ref)
-		c.Hypotheses[i] = &hc
-	}
-	var b strings.Builder
-	engine.WriteText(&b, &c)
-	if footer && rep.Run != "" {
-		fmt.Fprintf(&b, "\nRecorded as run %s: shadow_show with ref \"%s/NAME\" gives a hypothesis's diff and full output; a later hypothesis can start from one of these with \"base\": \"%s/NAME\" and send only what changes.\n", rep.Run, rep.Run, rep.Run)
-	}
-	return b.String(), &c
+	d := briefOf(rep)
+	return runResult(d, briefNames(d)), nil
 }
 
 // cutDiff keeps the first limit bytes of diff, at a line end, and says
@@ -426,41 +364,4 @@ func cutDiff(diff string, limit int, ref string) string {
 		keep = keep[:i+1]
 	}
 	return keep + fmt.Sprintf("[… diff cut here: %d more byte(s); shadow_show %s gives it whole]\n", len(diff)-len(keep), ref)
-}
-
-// trimLines keeps at most budget lines of s: the first quarter (the
-// engine puts error sections first) and the rest from the end, with a note
-// where lines were cut.
-func trimLines(s string, budget int, ref string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) <= budget {
-		var b strings.Builder
-		for _, l := range lines {
-			b.WriteString(narrow(l) + "\n")
-		}
-		if s == "" {
-			return ""
-		}
-		return b.String()
-	}
-	head := budget / 4
-	tail := budget - head
-	cut := len(lines) - head - tail
-	var b strings.Builder
-	for _, l := range lines[:head] {
-		b.WriteString(narrow(l) + "\n")
-	}
-	fmt.Fprintf(&b, "[… %d line(s) trimmed here; the full output is in the log named above, or shadow_show %s]\n", cut, ref)
-	for _, l := range lines[len(lines)-tail:] {
-		b.WriteString(narrow(l) + "\n")
-	}
-	return b.String()
-}
-
-// narrow cuts a line past maxLineWidth runes.
-func narrow(l string) string {
-	if r := []rune(l); len(r) > maxLineWidth {
-		return string(r[:maxLineWidth]) + "…"
-	}
-	return l
 }

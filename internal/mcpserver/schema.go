@@ -11,15 +11,15 @@ import (
 // patch every hypothesis gets, the baseline included; its files are the
 // judge's.
 type mcpCommon struct {
-	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files every hypothesis gets (a reproduction test for all candidates), each replaced whole or created"`
+	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files every hypothesis gets, each replaced whole or created"`
 	Delete []string  `json:"delete,omitempty" jsonschema:"workspace-relative paths deleted in every hypothesis"`
-	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff applied in every hypothesis, after its base and before its own edits"`
+	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff applied in every hypothesis"`
 }
 
 // mcpRemoteNode is one entry of "remote" written as an object.
 type mcpRemoteNode struct {
-	Node string `json:"node" jsonschema:"an ssh destination as ~/.ssh/config knows it (a Host, or user@host); local names this machine"`
-	Jobs int    `json:"jobs,omitempty" jsonschema:"hypotheses at once on this node (default: its CPU count)"`
+	Node string `json:"node" jsonschema:"an ssh destination (a Host, or user@host); local is this machine"`
+	Jobs int    `json:"jobs,omitempty" jsonschema:"hypotheses at once on this node (default: its CPUs)"`
 }
 
 // runInputSchema is shadow_run's input schema: mcpRunArgs's, strict at
@@ -36,7 +36,7 @@ func runInputSchema() *jsonschema.Schema {
 	// as the description says.
 	if r := sc.Properties["remote"]; r != nil {
 		obj := mustSchema[mcpRemoteNode](nil)
-		obj.Description = "a node: {\"node\": ssh destination, \"jobs\": N}; a plain string naming the node is accepted too"
+		obj.Description = "a node {node, jobs}, or a plain string naming it"
 		r.Items = obj
 	}
 	return sc

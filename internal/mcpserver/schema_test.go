@@ -95,7 +95,7 @@ func TestRunInputSchemaIsCompleteAndStrict(t *testing.T) {
 
 // Every tool's output schema describes its fields, at every level.
 func TestOutputSchemasHaveDescriptions(t *testing.T) {
-	for name, sc := range map[string]*jsonschema.Schema{"shadow_run": reportSchema(), "shadow_log": outputSchema[LogDoc](), "shadow_apply": outputSchema[ApplyDoc]()} {
+	for name, sc := range map[string]*jsonschema.Schema{"shadow_run": outputSchema[RunDoc](), "shadow_log": outputSchema[LogDoc](), "shadow_apply": outputSchema[ApplyDoc]()} {
 		var walk func(path string, s *jsonschema.Schema)
 		walk = func(path string, s *jsonschema.Schema) {
 			if s == nil {

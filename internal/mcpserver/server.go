@@ -15,7 +15,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/run"
 	"github.com/shadow-dev/shadow/internal/sandbox"
 	"github.com/shadow-dev/shadow/snap"
@@ -35,12 +34,15 @@ type Server struct {
 	life    context.Context
 	stop    context.CancelFunc
 	running sync.WaitGroup
+
+	runs registry // the runs this server started, merged reports, run workspaces
 }
 
 const mcpInstructions = `shadow tests candidate fixes ("hypotheses") in parallel, each in a private overlay shadow of the workspace, and ranks them: the working tree is never touched (unless apply is set and a hypothesis passed).
 Call shadow_run with every candidate at once and the test command as an argument vector. The result says which hypothesis passed (the winner, with its diff) and shows the failing output of the others. A run where none passes is a normal result.
 Send each candidate as a "patch" (a unified diff, as git diff prints it) when it changes part of a file: it costs fewer tokens, and an edit's "content" replaces the whole file, so whatever it leaves out is deleted. Use "content" for new or small files.
-Runs are recorded: shadow_log lists them, shadow_show RUN/HYP gives a hypothesis's diff and full output. To refine a candidate, start a new one from it with "base": "RUN/HYP" (or "@last/HYP") and send only what changes.`
+A long run: call shadow_run with "wait": false (it returns a run_id at once), then shadow_wait with that run_id until its state is no longer running.
+Runs are recorded: shadow_log lists them, shadow_show RUN/HYP gives a hypothesis's diff and full output (also resources shadow://run/ID/HYP/diff and .../output). To refine a candidate, start a new one from it with "base": "RUN/HYP" (or "@last/HYP") and send only what changes.`
 
 // New is a server whose calls default to directory cwd; version is
 // shadow's, notices receives what runs say for people (nil: nothing).
@@ -53,23 +55,29 @@ func New(cwd, version string, notices io.Writer) *Server {
 	s.server = mcp.NewServer(&mcp.Implementation{Name: "shadow", Title: "shadow", Version: s.version},
 		&mcp.ServerOptions{Instructions: mcpInstructions, Capabilities: &mcp.ServerCapabilities{}})
 	yes, no := true, false
+	runDoc := outputSchema[RunDoc]()
 	s.server.AddTool(&mcp.Tool{
 		Name:  "shadow_run",
 		Title: "Run candidate fixes in parallel shadows",
-		Description: "Run a test command against several candidate fixes (hypotheses) at once, each in its own copy-on-write shadow of the workspace, and rank them. " +
-			"The checkout is not modified (unless apply is true and a hypothesis passed). " +
-			"Returns the ranked report: the winner (the best hypothesis that passed) with its unified diff in full, and the last lines of each failing hypothesis's output with the path of its full log. " +
-			"No hypothesis passing is a normal result, not an error. Include a hypothesis with no edits (a baseline) to see how the unchanged code fares.",
-		InputSchema: runInputSchema(),
-		// The structured content is the report (shadow.report/v1), its
-		// tails and diffs sized as the text's (modelReport).
-		OutputSchema: reportSchema(),
+		Description: "Run a test command against several candidate fixes (hypotheses) at once, each in its own shadow of the workspace, and rank them; the checkout is not modified (unless apply). " +
+			"Returns a summary (the winner or why none, a line per hypothesis), the winner's diff, and links to the full report, diffs and outputs. No winner is a normal result. " +
+			"Include a hypothesis with no edits (a baseline). For long suites pass wait:false and call shadow_wait.",
+		InputSchema:  runInputSchema(),
+		OutputSchema: runDoc,
 		Annotations:  &mcp.ToolAnnotations{Title: "shadow run", DestructiveHint: &no, OpenWorldHint: &yes},
 	}, s.toolRun)
 	s.server.AddTool(&mcp.Tool{
+		Name:         "shadow_wait",
+		Title:        "Wait for a run started with wait:false",
+		Description:  "Wait up to timeout_s for a run (the run_id shadow_run returned) with progress; returns its result as shadow_run does, or state running: call again. Cancelling this call, or cancel:true, ends the run; its partial report stays readable.",
+		InputSchema:  mustSchema[mcpWaitArgs](nil),
+		OutputSchema: runDoc,
+		Annotations:  &mcp.ToolAnnotations{Title: "shadow wait", ReadOnlyHint: true, OpenWorldHint: &no},
+	}, s.toolWait)
+	s.server.AddTool(&mcp.Tool{
 		Name:         "shadow_log",
 		Title:        "List recorded runs",
-		Description:  "The timeline of recorded shadow runs of a workspace, newest last: each run's id, start time, command, state, winner and hypotheses' statuses. Use a run id (or @last) with shadow_show.",
+		Description:  "The recorded shadow runs of a workspace, newest last: id, start, command, state, winner, hypotheses' statuses. Use a run id (or @last) with shadow_show.",
 		InputSchema:  mustSchema[mcpLogArgs](nil),
 		OutputSchema: outputSchema[LogDoc](),
 		Annotations:  &mcp.ToolAnnotations{Title: "shadow log", ReadOnlyHint: true, OpenWorldHint: &no},
@@ -77,15 +85,15 @@ func New(cwd, version string, notices io.Writer) *Server {
 	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_show",
 		Title:       "Show a recorded run or hypothesis",
-		Description: "One recorded run (ref RUN: its report) or hypothesis (ref RUN/HYP: its status, test counts, diff and full output, or the last lines of it). RUN is a run id, a unique prefix of one, or @last.",
+		Description: "A run (ref RUN: its result as shadow_run returns it, or its live state while it runs) or a hypothesis (ref RUN/HYP: status, counts, whole diff, the end of its output). RUN is a run id, a unique prefix, or @last.",
 		InputSchema: mustSchema[mcpShowArgs](nil),
 		Annotations: &mcp.ToolAnnotations{Title: "shadow show", ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolShow)
 	s.server.AddTool(&mcp.Tool{
 		Name:  "shadow_apply",
 		Title: "Write a recorded hypothesis into the checkout",
-		Description: "Write a recorded hypothesis (ref RUN/HYP, e.g. @last/fix) into the checkout, as `shadow apply` does: only if every file it writes still holds what it held when its run started (else nothing is written). " +
-			"A hypothesis that did not pass, or is disqualified, suspicious or tampered, is refused, naming why, unless force is true. A file changed while apply writes stops it; the error names what was written and what not.",
+		Description: "Write a recorded hypothesis (ref RUN/HYP, e.g. @last/fix) into the checkout, as `shadow apply` does, only if every file it writes still holds what it held when its run started. " +
+			"One that did not pass, or is disqualified, suspicious or tampered, is refused naming why unless force.",
 		InputSchema:  mustSchema[mcpApplyArgs](nil),
 		OutputSchema: outputSchema[ApplyDoc](),
 		Annotations:  &mcp.ToolAnnotations{Title: "shadow apply", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
@@ -93,20 +101,20 @@ func New(cwd, version string, notices io.Writer) *Server {
 	s.server.AddTool(&mcp.Tool{
 		Name:  "shadow_merge",
 		Title: "Merge the shard reports of one run",
-		Description: "Join the reports of every shard of one run (--shard K/N, one per worker of a Kubernetes Job, Slurm array or CI matrix) into one report ranked as the unsharded run would rank it, cross-examination included. " +
-			"Refused, naming why, for reports of another spec, command, commit or shard count, and a missing or duplicated shard. " +
-			"With apply true (and spec, the spec file the shards ran) the winner is written into the checkout as shadow_apply does, its files taken from the spec, and the merged report is recorded like a run (shadow_log, shadow_show).",
+		Description: "Join the reports of every shard of one run (--shard K/N) into one report ranked as the unsharded run would rank it; refused, naming why, for shards of different runs or a missing shard. " +
+			"With apply (and spec) the winner is written into the checkout and the merge recorded. Returns what shadow_run returns.",
 		InputSchema:  mustSchema[mcpMergeArgs](nil),
-		OutputSchema: reportSchema(),
+		OutputSchema: runDoc,
 		Annotations:  &mcp.ToolAnnotations{Title: "shadow merge", DestructiveHint: &yes, OpenWorldHint: &no},
 	}, s.toolMerge)
 	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_probe",
 		Title:       "Which sandbox this machine gives",
-		Description: "Which sandbox mode this machine gives shadow runs (overlay: parallel copy-on-write shadows; inplace: one at a time in the checkout, restored after each), why, and how to fix it when it is in-place.",
+		Description: "Which sandbox mode this machine gives shadow runs (overlay: parallel copy-on-write shadows; copy; inplace: one at a time), why, and how to get overlay.",
 		InputSchema: mustSchema[mcpProbeArgs](nil),
 		Annotations: &mcp.ToolAnnotations{Title: "shadow probe", ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolProbe)
+	s.addResources()
 	return s
 }
 
@@ -165,18 +173,6 @@ func mustSchema[T any](enums map[string][]any) *jsonschema.Schema {
 		sc.Properties[name].Enum = vals
 	}
 	return sc
-}
-
-// reportSchema is the schema of shadow.report/v1, inferred from
-// engine.Report. Unlike the input schemas it keeps "null" in the types:
-// a report does carry null (no winner, no test counts).
-func reportSchema() *jsonschema.Schema {
-	sc, err := jsonschema.For[engine.Report](nil)
-	if err != nil {
-		panic(err)
-	}
-	sc.Description = "the ranked report, schema shadow.report/v1"
-	return describe(sc)
 }
 
 func portable(sc *jsonschema.Schema) {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/records"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -50,12 +49,12 @@ func TestShowOfATamperedRecordWarnsAsShadowShowDoes(t *testing.T) {
 	if run.IsError {
 		t.Fatalf("shadow_run: %s", resultText(run))
 	}
-	rep := structuredAs[engine.Report](t, run)
+	rep := structuredAs[RunDoc](t, run)
 	store, err := defaultStore()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := store.RunDir(ws, rep.Run)
+	dir := store.RunDir(ws, rep.RunID)
 
 	// Untampered: no warning, and the text is records.WriteHyp's.
 	sh := callTool(t, cs, "shadow_show", map[string]any{"ref": "@last/wrong"})

@@ -115,9 +115,14 @@ func TestEachToolInProcess(t *testing.T) {
 		t.Fatalf("shadow_run: %s", resultText(run))
 	}
 	checkOutputSchema(t, cs, "shadow_run", run)
-	rep := structuredAs[engine.Report](t, run)
-	if rep.Winner == nil || *rep.Winner != "fix" || rep.Mode != "inplace" || !strings.Contains(resultText(run), "winner: fix") {
-		t.Fatalf("shadow_run: %+v\n%s", rep, resultText(run))
+	brief := structuredAs[RunDoc](t, run)
+	if brief.Winner == nil || *brief.Winner != "fix" || brief.State != "finished" || !strings.HasPrefix(brief.Summary, "winner: fix") || !strings.Contains(resultText(run), "winner: fix") {
+		t.Fatalf("shadow_run: %+v\n%s", brief, resultText(run))
+	}
+	// The full report is the resource the result links to.
+	var rep engine.Report
+	if err := json.Unmarshal([]byte(readResource(t, cs, brief.Links.Report)), &rep); err != nil || rep.Mode != "inplace" || rep.Run != brief.RunID || len(rep.Hypotheses) != 2 {
+		t.Fatalf("the report resource: %v %+v", err, rep)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "v.txt")); string(b) != "bad\n" {
 		t.Fatalf("the checkout changed: %q", b)
@@ -204,9 +209,10 @@ func TestToolErrorsTheAgentMustFix(t *testing.T) {
 }
 
 // Twelve candidates of which eleven fail after printing 3,000 lines each:
-// the whole result (text and structured content) stays under 32,000
-// characters, and still holds the winner and its diff and each failing
-// candidate's own first assertion.
+// the whole result (text, structured content and resource links, as JSON)
+// stays under 8,000 characters, and still holds the winner and its diff
+// and each failing candidate's own first assertion; the rest is at the
+// links, which resolve.
 func TestRunResultIsSizedForAContextWindow(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
@@ -229,26 +235,61 @@ exit 1`
 	}
 	txt := resultText(res)
 	doc, _ := json.Marshal(res.StructuredContent)
-	total := len(txt) + len(doc)
-	t.Logf("text %d, structured %d characters", len(txt), len(doc))
-	if total > 32000 {
-		t.Errorf("result is %d characters (text %d, structured %d), want under 32,000", total, len(txt), len(doc))
+	whole, _ := json.Marshal(res)
+	t.Logf("12 chatty candidates: the result is %d characters as JSON (text %d, structured content %d)", len(whole), len(txt), len(doc))
+	if len(whole) > 8000 {
+		t.Errorf("result is %d characters (text %d, structured %d), want under 8,000", len(whole), len(txt), len(doc))
 	}
 	checkOutputSchema(t, cs, "shadow_run", res)
-	rep := structuredAs[engine.Report](t, res)
-	if rep.Winner == nil || *rep.Winner != "fix" || !strings.Contains(txt, "+good") {
-		t.Errorf("winner or its diff missing:\n%s", txt)
+	// The structured content alone (what Claude Code gives the model)
+	// holds the summary, the winner, its diff and each failing
+	// candidate's own first assertion.
+	brief := structuredAs[RunDoc](t, res)
+	if brief.Winner == nil || *brief.Winner != "fix" || !strings.HasPrefix(brief.Summary, "winner: fix") || !strings.Contains(brief.WinnerDiff, "+good") {
+		t.Errorf("winner, summary or its diff missing:\n%s", doc)
 	}
 	for i := 0; i < 11; i++ {
-		if !strings.Contains(txt, fmt.Sprintf("AssertionError: expected good, got wrong-c%02d", i)) {
-			t.Errorf("c%02d's own assertion is not in the text", i)
+		want := fmt.Sprintf("AssertionError: expected good, got wrong-c%02d", i)
+		if !strings.Contains(brief.Summary, want) || brief.Hypotheses[i+1].Reason != want {
+			t.Errorf("c%02d's own assertion is not in the structured content: %+v", i, brief.Hypotheses[i+1])
 		}
 	}
-	for _, h := range rep.Hypotheses {
-		if strings.Count(h.OutputTail, "\n") > 40 || h.Log == "" {
-			t.Errorf("%s: structured tail of %d lines, log %q", h.Name, strings.Count(h.OutputTail, "\n"), h.Log)
+	// Nothing is lost: every link the result carries resolves, to the
+	// whole output, the whole diff, the full report.
+	links := 0
+	for _, c := range res.Content {
+		rl, ok := c.(*mcp.ResourceLink)
+		if !ok {
+			continue
+		}
+		links++
+		body := readResource(t, cs, rl.URI)
+		switch {
+		case strings.HasSuffix(rl.URI, "/c03/output") && !strings.Contains(body, "noise line 2999 of") && !strings.Contains(body, "got wrong-c03"):
+			t.Errorf("%s: not the whole output (%d bytes)", rl.URI, len(body))
+		case strings.HasSuffix(rl.URI, "/fix/diff") && !strings.Contains(body, "+good"):
+			t.Errorf("%s: %q", rl.URI, body)
+		case strings.HasSuffix(rl.URI, "/report") && !strings.Contains(body, `"output_tail"`):
+			t.Errorf("%s: not the report: %.200s", rl.URI, body)
 		}
 	}
+	if links != 1+2*12 {
+		t.Errorf("%d resource links, want the report's and a diff and an output per hypothesis", links)
+	}
+}
+
+// readResource reads uri through the client, as an agent would.
+func readResource(t *testing.T, cs *mcp.ClientSession, uri string) string {
+	t.Helper()
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatalf("resources/read %s: %v", uri, err)
+	}
+	var b strings.Builder
+	for _, c := range rr.Contents {
+		b.WriteString(c.Text)
+	}
+	return b.String()
 }
 
 func TestCutDiff(t *testing.T) {

@@ -1,0 +1,42 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"testing"
+)
+
+// maxToolsList bounds tools/list: a client puts it in the model's context
+// on every session.
+const maxToolsList = 25000
+
+// tools/list stays under maxToolsList characters (it printed 89,145 when
+// shadow_run and shadow_merge each carried the whole report's schema); the
+// figure and each tool's share are printed.
+func TestToolsListIsSmall(t *testing.T) {
+	cs := connect(t, New(t.TempDir(), "test", nil))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.Marshal(res)
+	indented, _ := json.MarshalIndent(res, "", "  ")
+	type share struct {
+		name string
+		n    int
+	}
+	var shares []share
+	for _, tool := range res.Tools {
+		b, _ := json.Marshal(tool)
+		shares = append(shares, share{tool.Name, len(b)})
+	}
+	sort.Slice(shares, func(i, j int) bool { return shares[i].n > shares[j].n })
+	t.Logf("tools/list: %d characters compact, %d indented, for %d tools", len(all), len(indented), len(res.Tools))
+	for _, s := range shares {
+		t.Logf("  %-14s %6d", s.name, s.n)
+	}
+	if len(all) > maxToolsList {
+		t.Errorf("tools/list is %d characters, want under %d", len(all), maxToolsList)
+	}
+}
