@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shadow-dev/shadow/internal/bytesize"
 )
@@ -159,9 +160,51 @@ func shellJoin(argv []string) string {
 			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
 		}) < 0 {
 			out[i] = a
+		} else if strings.IndexFunc(a, isControl) >= 0 {
+			out[i] = ansiCQuote(a)
 		} else {
 			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// isControl: a C0 or C1 control or DEL, what a terminal acts on.
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == utf8.RuneError
+}
+
+// ansiCQuote quotes a as bash's $'...' with every control as \xNN (and
+// \n, \t, \e): the header shows a spec's command with an escape
+// sequence in it as text, which a terminal shows and does not act on,
+// and which a shell still reads as the same argument.
+func ansiCQuote(a string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(a); {
+		r, size := utf8.DecodeRuneInString(a[i:])
+		raw := a[i]
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, raw) // a byte that is no UTF-8 (0x9b is CSI to some terminals)
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == 0x1b:
+			b.WriteString(`\e`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }

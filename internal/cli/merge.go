@@ -137,7 +137,7 @@ func writeMerged(s Streams, merged *engine.Report, asJSON bool) error {
 			return err
 		}
 	} else {
-		engine.WriteText(s.Out, merged)
+		writeTextReport(s.Out, merged, false)
 	}
 	switch {
 	case merged.Error != "":

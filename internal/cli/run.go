@@ -183,14 +183,24 @@ func execute(ctx context.Context, p *run.Plan, f *runFlags, ui uiChoice, s Strea
 		enc := json.NewEncoder(s.Out)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rep)
-	case s.colorOn(f.color, s.Out):
-		var b bytes.Buffer
-		engine.WriteText(&b, rep)
-		s.Out.Write(colorReport(b.Bytes()))
 	default:
-		engine.WriteText(s.Out, rep)
+		writeTextReport(s.Out, rep, s.colorOn(f.color, s.Out))
 	}
 	return exit(run.ExitCode(ctx, rep))
+}
+
+// writeTextReport writes the text report through termSafe, coloured
+// after: what the spec and the hypotheses wrote into it (the command, the
+// winner's diff, names, reasons, errors) is theirs, the terminal is the
+// user's, so no escape sequence of theirs reaches it (as `shadow show`).
+func writeTextReport(w io.Writer, rep *engine.Report, color bool) {
+	var b bytes.Buffer
+	engine.WriteText(newTermSafe(&b), rep)
+	if color {
+		w.Write(colorReport(b.Bytes()))
+		return
+	}
+	w.Write(b.Bytes())
 }
 
 // wantTUI: `shadow tui` always; otherwise only when a person is at a

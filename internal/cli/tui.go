@@ -41,7 +41,7 @@ func runTUI(ctx context.Context, p *run.Plan, ui uiChoice, s Streams) error {
 	if err != nil && !userCancel {
 		fmt.Fprintln(s.Err, "shadow: tui:", err)
 	}
-	engine.WriteText(s.Out, rep)
+	writeTextReport(s.Out, rep, false)
 	if userCancel && rep.Cancelled {
 		// Ctrl-C in the screen is the same interrupt as SIGINT outside it.
 		return exit(run.ExitInterrupted)
