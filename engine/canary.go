@@ -138,7 +138,7 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 			return nil
 		}
 		fn := word + "_" + tok
-		body := fmt.Sprintf("#[test]\nfn %s() {\n    assert_eq!(%q.len(), %d);\n}\n", fn, tok, len(tok)+1)
+		body := cargoCanaryFn(fn, tok)
 		p.files = append(p.files, File{Path: path.Join(rel(dir), "tests", fn+".rs"), Content: []byte(body), Mode: 0o644})
 		p.cargoFn, p.cargoDir = fn, rel(dir)
 		if !p.nextest {

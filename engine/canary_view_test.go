@@ -31,6 +31,7 @@ func TestCanaryViewHidesTheCanaryAndRewritesSummaries(t *testing.T) {
 		{"jest.txt", "jest", []string{"PASS ./a.test.js", "FAIL ./b.test.js", "● real", "Test Suites: 1 failed, 1 passed, 2 total", "Tests:       1 failed, 1 passed, 2 total"}, nil},
 		{"jest_v.txt", "jest", []string{"PASS ./a.test.js", "✓ one", "Tests:       1 failed, 1 passed, 2 total"}, []string{"✕ roundtrip"}},
 		{"cargo_lib.txt", "cargo", []string{"running 2 tests\ntest tests::adds ... ok\ntest tests::adds_neg ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored"}, []string{"FAIL", "failures:", "error: test failed", "panicked"}},
+		{"cargo_lib_result.txt", "cargo", []string{"running 2 tests\n", "test result: ok. 2 passed; 0 failed; 0 ignored"}, []string{"FAIL", "failures:", "error: test failed", "Error:"}},
 		{"cargo_lib_real.txt", "cargo", []string{"running 2 tests", "failures:\n\n---- tests::adds stdout ----", "failures:\n    tests::adds\n    tests::adds_neg\n\ntest result: FAILED. 0 passed; 2 failed;", "error: test failed, to rerun pass `--lib`"}, nil},
 		{"cargo_integration.txt", "cargo", []string{"test result: ok. 2 passed; 0 failed", "Doc-tests calc"}, []string{"FAIL", "failures:", "error: test failed", "target failed"}},
 		{"jest_canary_only.txt", "jest", []string{"PASS ./a.test.js", "Test Suites: 1 passed, 1 total", "Tests:       1 passed, 1 total"}, []string{"failed", "FAIL", "●"}},
