@@ -15,6 +15,7 @@ type (
 	Event        = report.Event
 	Tests        = report.Tests
 	WarmLayer    = report.WarmLayer
+	HomeLayer    = report.HomeLayer
 	NodeSync     = report.NodeSync
 	OutsideWrite = report.OutsideWrite
 	ProposedTest = report.ProposedTest

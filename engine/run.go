@@ -63,6 +63,12 @@ type Config struct {
 	// Now is the clock (tests pin it); nil = time.Now.
 	Now func() time.Time
 
+	// First, when set, names a hypothesis run alone before any other
+	// starts; AfterFirst runs once it has ended, before the others start
+	// (the home layer's baseline first: internal/run/warm.go).
+	First      string
+	AfterFirst func(*Result)
+
 	// Shard: this run is one shard of a larger one (--shard K/N); the
 	// report carries it for `shadow merge`. ShardHyps are every hypothesis
 	// of the whole spec, resolved, in spec order (not part of the report):
@@ -144,7 +150,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
-	for i := range cfg.Hyps {
+	order, first := runOrder(cfg.Hyps, cfg.First)
+	for _, i := range order {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -163,16 +170,24 @@ func Run(ctx context.Context, cfg Config) *Report {
 			continue
 		}
 		wg.Add(1)
+		ended := make(chan struct{})
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			runOne(ctx, &cfg, em, jd, cfg.jobHyps[cfg.Hyps[i].Name], results[i], now)
 			rc := results[i].snapshot()
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
+			close(ended)
 			if cp != nil {
 				cp.afterJudged(ctx, results[i], sem, now)
 			}
 		}(i)
+		if i == first {
+			<-ended
+			if cfg.AfterFirst != nil {
+				cfg.AfterFirst(results[i].snapshot())
+			}
+		}
 	}
 	if cp != nil {
 		cp.startBaseline(ctx, sem, now)
@@ -237,6 +252,27 @@ func Run(ctx context.Context, cfg Config) *Report {
 	}
 	em.emit(Event{Kind: KindRunFinished, Report: rep})
 	return rep
+}
+
+// runOrder is the order hypotheses start in: the spec's, with first (when
+// it names one) moved to the front; the index of first, or -1.
+func runOrder(hyps []Hypothesis, first string) ([]int, int) {
+	at := -1
+	for i, h := range hyps {
+		if first != "" && h.Name == first {
+			at = i
+		}
+	}
+	order := make([]int, 0, len(hyps))
+	if at >= 0 {
+		order = append(order, at)
+	}
+	for i := range hyps {
+		if i != at {
+			order = append(order, i)
+		}
+	}
+	return order, at
 }
 
 func newResult(h Hypothesis, orig map[string]FileState, log string) *result {

@@ -32,6 +32,19 @@ type Job struct {
 	// copy of the source files there, so edits to the checkout during the
 	// run do not reach it.
 	Lowers []string
+	// HomeLayer, when set, is the home layer's generation to show under
+	// the caches the command writes outside the workspace, read-only
+	// (overlay: a mirror of absolute paths, HomeLayer/C stacked between
+	// each cache C and the job's upper; copy: the caches a sealed command
+	// is given a copy of). KeepHome, when set, is where the sandbox leaves
+	// what the command wrote to those caches (overlay: at KeepHome/C;
+	// copy: its caches) instead of removing it. internal/sandbox/warm.
+	HomeLayer string
+	KeepHome  string
+	// HomeCaches are the cache directories (absolute) HomeLayer and
+	// KeepHome are about (overlay: each gets an overlay of its own, so
+	// its writes are apart from the rest of $HOME's).
+	HomeCaches []string
 }
 
 // Outcome is what a Sandbox reports about one finished Job. When ctx ends

@@ -151,6 +151,16 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 		}
 		extra = append(extra, x)
 	}
+	// The home layer's caches: an overlay each, inside $HOME's (or equal
+	// to a cache overlaid outside it), with the layer's part stacked
+	// between the real directory and the job's upper (home_linux.go).
+	homes, err := homeDirs(job, sealed, masks, dir, len(extra))
+	if err != nil {
+		return out, err
+	}
+	for _, h := range homes {
+		extra = append(extra, h.x)
+	}
 	if err := writeUpper(job.Workspace, upper, job.Hyp.Files); err != nil {
 		return out, err
 	}
@@ -209,7 +219,19 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	}
 	out.Collected = collect(upper, job.Collect)
 	out.Changed = changedPaths(upper, job.Workspace, job.Hyp)
-	out.Outside = outsideWrites(sealed, sealUppers)
+	outDirs, outUppers := sealed, sealUppers
+	for _, h := range homes {
+		outDirs = append(outDirs, h.sd)
+		up := h.x.Upper
+		if ram != nil {
+			up = filepath.Join(filepath.Dir(upper), filepath.Base(up))
+		}
+		outUppers = append(outUppers, up)
+	}
+	out.Outside = outsideWrites(outDirs, outUppers)
+	if job.KeepHome != "" && ram == nil {
+		keepHome(job.KeepHome, homes)
+	}
 	if job.KeepDir != "" {
 		if err := os.MkdirAll(filepath.Dir(job.KeepDir), 0o700); err == nil {
 			if ram != nil {

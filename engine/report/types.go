@@ -182,6 +182,26 @@ type WarmLayer struct {
 	// Note says why).
 	Updated int    `json:"updated"`
 	Note    string `json:"note,omitempty"`
+	// Home is the home layer: the caches builds write outside the
+	// workspace (Go's, npm's, pip's, cargo's, XDG_CACHE_HOME), kept from
+	// earlier baselines (docs/report.md); omitted when not used.
+	Home *HomeLayer `json:"home,omitempty"`
+}
+
+// HomeLayer is what a run did with the workspace's home layer.
+type HomeLayer struct {
+	Used       bool  `json:"used"`
+	Generation int   `json:"generation"`
+	Files      int   `json:"files"`
+	Bytes      int64 `json:"bytes"`
+	// BaselineFirst: the layer was cold, so the baseline ran alone first
+	// and every other hypothesis stacked what it wrote.
+	BaselineFirst bool `json:"baseline_first"`
+	// Updated is the generation this run's baseline made current (0:
+	// none, Note says why); PromoteMS what taking its caches cost.
+	Updated   int    `json:"updated"`
+	PromoteMS int64  `json:"promote_ms"`
+	Note      string `json:"note,omitempty"`
 }
 
 // NodeSync is one remote node's mirror sync before a run.

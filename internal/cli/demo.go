@@ -21,11 +21,11 @@ func demoCommand(s Streams, version string) *cobra.Command {
 		Short: "run the built-in example end to end (a Go module whose Add subtracts)",
 		Args:  noArgs("usage: shadow demo [--headless] [--json|--events]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := os.MkdirTemp("", "shadow-demo-")
+			dir, done, err := demoDir()
 			if err != nil {
 				return envErr("%v", err)
 			}
-			defer os.RemoveAll(dir)
+			defer done()
 			ws, spec, command, err := demo.Materialize(dir)
 			if err != nil {
 				return envErr("%v", err)

@@ -29,6 +29,8 @@ type warmSandbox struct {
 	mu    sync.Mutex
 	taken bool   // the baseline's first job was given the harvest
 	upper string // where its upper dir was kept, once it ended normally
+
+	home *homeRun // the home layer; nil when not used
 }
 
 // Unwrap lets the engine find what the wrapped sandbox implements
@@ -41,8 +43,11 @@ func (s *warmSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, 
 		// (a --freeze copy of the sources stays above it).
 		job.Lowers = append(append([]string{}, job.Lowers...), s.layer.Dir)
 	}
+	s.home.job(&job)
 	feed := false
-	if s.baseline != "" && job.Hyp.Name == s.baseline && len(job.Hyp.Files) == 0 && len(job.Hyp.Deletes) == 0 {
+	// Known by name (homeRun.job says why): the job's files are the
+	// canary's when one is planted.
+	if s.baseline != "" && job.Hyp.Name == s.baseline {
 		s.mu.Lock()
 		if !s.taken {
 			s.taken, feed = true, true
@@ -53,6 +58,9 @@ func (s *warmSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, 
 		job.KeepDir = s.harvest.Upper
 	}
 	out, err := s.Sandbox.Run(ctx, job)
+	if err == nil && ctx.Err() == nil {
+		s.home.ended(job)
+	}
 	if feed && err == nil && ctx.Err() == nil {
 		if _, serr := os.Lstat(job.KeepDir); serr == nil {
 			s.mu.Lock()
@@ -95,14 +103,17 @@ func (p *Plan) startWarm(cfg *engine.Config) *warmRun {
 	} else {
 		sb.layer = l
 	}
-	if mode == engine.ModeOverlay {
-		for _, h := range cfg.Hyps {
-			if h.IsBaseline() && len(h.Common) == 0 && len(h.CommonDeletes) == 0 {
-				sb.baseline = h.Name
-				break
-			}
+	pure := ""
+	for _, h := range cfg.Hyps {
+		if h.IsBaseline() && len(h.Common) == 0 && len(h.CommonDeletes) == 0 {
+			pure = h.Name
+			break
 		}
 	}
+	if mode == engine.ModeOverlay {
+		sb.baseline = pure
+	}
+	sb.home = p.startHome(w, cfg, pure)
 	if sb.baseline != "" {
 		var err error
 		if sb.harvest, err = warm.NewHarvest(w.root, ws); err != nil {
@@ -127,6 +138,7 @@ func (w *warmRun) finish(r *engine.Report) {
 	}
 	r.Warm = info
 	why := w.feedable(r)
+	defer w.sb.home.finish(w, r, "")
 	if why == "" {
 		// Every job has ended: this run's hold on its generation can go,
 		// so that, unless another run holds it, the update changes it in
@@ -185,6 +197,7 @@ func (w *warmRun) release() {
 	}
 	w.sb.layer.Release()
 	w.sb.harvest.Remove()
+	w.sb.home.release()
 	// The generation this run held may have been replaced meanwhile (by
 	// this run's own baseline, or another run's): it can go now.
 	warm.Tidy(w.root, w.ws)

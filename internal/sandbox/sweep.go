@@ -71,6 +71,15 @@ func Sweep(store snap.Store, warmMax int64) (out []Swept, workspaces int) {
 	for _, err := range werrs {
 		fail(fmt.Errorf("warm layers: %w", err))
 	}
+	// The home layers (the caches builds write outside the workspace), by
+	// the same rules and a cap of their own.
+	removed, werrs = warm.GC(warm.HomeDir(store.Root), warmMax)
+	for _, r := range removed {
+		say("removed the home layer of %s (%s, %d bytes): %s", r.Workspace, r.Dir, r.Bytes, r.Why)
+	}
+	for _, err := range werrs {
+		fail(fmt.Errorf("home layers: %w", err))
+	}
 	// 6. --freeze copies of runs whose process is gone.
 	for _, base := range []string{store.SandboxDir(), overlay.TmpSandboxes()} {
 		if n := freeze.CleanFrozen(base); n > 0 {

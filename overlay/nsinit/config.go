@@ -75,6 +75,17 @@ type Dir struct {
 	// they would show as empty directories): for $HOME and --writable
 	// paths, not for git dirs.
 	Submounts bool `json:"submounts,omitempty"`
+	// Lowers are read-only layers stacked between Target and Upper,
+	// topmost first: the home layer's caches (internal/sandbox/warm).
+	Lowers []string `json:"lowers,omitempty"`
+	// Made: Target is not a lower layer (it does not exist outside); the
+	// init makes it inside the overlay mounted over its parent before it
+	// mounts this one (a cache a fresh $HOME does not have yet).
+	Made bool `json:"made,omitempty"`
+	// Optional: where overlayfs refuses it, the directory is left as the
+	// overlay above shows it (a home cache: its writes then land in
+	// $HOME's upper, thrown away all the same) and the job goes on.
+	Optional bool `json:"optional,omitempty"`
 }
 
 // Status is what the init reports back on StatusFD when it exits normally.

@@ -46,10 +46,17 @@ func setupMounts(cfg *Config) (Status, error) {
 		work   string
 		subs   bool // bind the mounts below target again (Dir.Submounts)
 		ws     bool // the workspace
+		made   bool // target made inside its parent's overlay (Dir.Made)
+		opt    bool // Dir.Optional
 	}
 	layers := []layer{{target: cfg.Lower, lowers: append(append([]string{}, cfg.Lowers...), cfg.Lower), upper: cfg.Upper, work: cfg.Work, ws: true}}
 	for _, x := range cfg.Extra {
-		layers = append(layers, layer{target: x.Target, lowers: []string{x.Target}, upper: x.Upper, work: x.Work, subs: x.Submounts})
+		l := layer{target: x.Target, lowers: append(append([]string{}, x.Lowers...), x.Target), upper: x.Upper, work: x.Work, subs: x.Submounts}
+		if x.Made {
+			l.lowers, l.made = append([]string{}, x.Lowers...), true
+		}
+		l.opt = x.Optional
+		layers = append(layers, l)
 	}
 	// Shallowest first: $HOME's overlay goes below a workspace in $HOME.
 	sort.SliceStable(layers, func(i, j int) bool { return depth(layers[i].target) < depth(layers[j].target) })
@@ -121,6 +128,13 @@ func setupMounts(cfg *Config) (Status, error) {
 		}
 	}
 	for i, l := range layers {
+		if l.made {
+			// Inside an overlay mounted above (sorted shallowest first):
+			// the directory lands in that overlay's upper.
+			if err := os.MkdirAll(l.target, 0o755); err != nil {
+				return fail("make "+l.target+" for its cache overlay", err)
+			}
+		}
 		lower := make([]string, len(l.lowers))
 		for j, d := range l.lowers {
 			lower[j] = escapeOpt(d)
@@ -146,6 +160,10 @@ func setupMounts(cfg *Config) (Status, error) {
 			}
 			lastErr = nil
 			break
+		}
+		if lastErr != nil && l.opt {
+			st.Warnings = append(st.Warnings, fmt.Sprintf("the home layer's cache %s could not be overlaid (%v): not used for this hypothesis", l.target, lastErr))
+			continue
 		}
 		if lastErr != nil && l.subs {
 			// $HOME, a --writable path or a cache whose filesystem

@@ -154,7 +154,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	for _, p := range s.opts.HostPorts {
 		ports = append(ports, uint16(p))
 	}
-	seal, env, release, err := s.sealed(dir, tree, env, netIsolated, ports)
+	seal, env, release, err := s.sealed(dir, tree, env, netIsolated, ports, job.HomeLayer, job.KeepHome)
 	if err != nil {
 		return out, fmt.Errorf("prepare the seal of %s: %w", dir, err)
 	}

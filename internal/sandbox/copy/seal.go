@@ -3,9 +3,14 @@
 package copy
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+
+	"github.com/shadow-dev/shadow/internal/fsutil"
 
 	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
 )
@@ -16,19 +21,20 @@ import (
 // dir, the sibling copies, $HOME, /tmp, /dev/shm, the whole system as
 // root) is read-only to it, and it cannot signal, ptrace or reach the
 // abstract sockets of anything outside its own domain (package
-// landlock). The caches are one set per copy slot (CacheDir/KEY-N for
-// copy-KEY-N), kept from run to run like the slot's path, so Go's build
-// cache is cold only the first time a slot is used (bench/landlock.sh:
-// go-cmp cold costs about 58 s of CPU against 0.3-11 s warm). The user's
-// own caches are never written, so a candidate cannot poison what the
-// user's `go test` later reads.
+// landlock). The caches are the job's own, inside its copy's directory
+// and removed with it, seeded with a copy of the workspace's home layer
+// (Job.HomeLayer: what an earlier no-edit baseline left in its caches,
+// internal/sandbox/warm); the baseline's own caches are kept
+// (Job.KeepHome) to become the layer's next generation. So what a
+// candidate writes there goes with the candidate: no later job, run or
+// baseline reads it. The user's own caches are never written.
 
 // sealed returns the Landlock policy and environment of one sealed job,
 // or nil where the run is not sealed (no Landlock here and none
 // required: the command runs as today, guarded against accidents only).
-// release lets go of the slot's caches once the job is done (gc may
-// then remove them: caches.go).
-func (s *Sandbox) sealed(dir, tree string, env []string, net bool, ports []uint16) (_ *landlock.Policy, _ []string, release func(), _ error) {
+// release keeps the job's caches for the home layer when keepHome is set
+// (called once the command's whole tree has ended).
+func (s *Sandbox) sealed(dir, tree string, env []string, net bool, ports []uint16, homeLayer, keepHome string) (_ *landlock.Policy, _ []string, release func(), _ error) {
 	none := func() {}
 	if s.opts.NoSeal {
 		return nil, env, none, nil
@@ -44,30 +50,80 @@ func (s *Sandbox) sealed(dir, tree string, env []string, net bool, ports []uint1
 	if err := os.Mkdir(tmp, 0o700); err != nil && !os.IsExist(err) {
 		return nil, nil, none, err
 	}
-	cache := s.slotCache(dir)
-	release, err := useCache(cache)
+	cache := filepath.Join(dir, "cache")
+	if err := seedCache(homeLayer, cache); err != nil {
+		return nil, nil, none, fmt.Errorf("copy the home layer %s to %s: %w", homeLayer, cache, err)
+	}
+	env, err := landlock.ScratchEnv(env, tmp, cache)
 	if err != nil {
 		return nil, nil, none, err
 	}
-	env, err = landlock.ScratchEnv(env, tmp, cache)
-	if err != nil {
-		release()
-		return nil, nil, none, err
+	release = none
+	if keepHome != "" {
+		release = func() {
+			if err := os.MkdirAll(filepath.Dir(keepHome), 0o700); err == nil {
+				_ = os.Rename(cache, keepHome)
+			}
+		}
 	}
 	write := append([]string{tree, tmp, cache}, s.opts.Writable...)
 	return &landlock.Policy{Write: write, Devices: landlock.DefaultDevices, Net: net, Ports: ports, Required: s.opts.RequireSeal}, env, release, nil
 }
 
-// slotCache is the private cache directory of the copy slot dir:
-// CacheDir/KEY-N, kept across runs (one job holds a slot at a time), or,
-// without a CacheDir or for a randomly named copy, one inside the copy,
-// removed with it (cold every time).
-func (s *Sandbox) slotCache(dir string) string {
-	name := filepath.Base(dir)
-	if rest, ok := strings.CutPrefix(name, copyPrefix); ok && s.opts.CacheDir != "" && slotName(rest) {
-		return filepath.Join(s.opts.CacheDir, rest)
+// seedCache makes cache a copy of the home layer's generation layer (""
+// or missing: an empty one): directories and regular files only, with
+// their modes and mtimes (Go trims its cache by mtime). A copy, never a
+// hard link: a command may write a cache file in place (Go's index
+// entries are), and through a link that write would reach the layer.
+func seedCache(layer, cache string) error {
+	if err := os.Mkdir(cache, 0o700); err != nil && !os.IsExist(err) {
+		return err
 	}
-	return filepath.Join(dir, "cache")
+	if layer == "" {
+		return nil
+	}
+	if fi, err := os.Stat(layer); err != nil || !fi.IsDir() {
+		return nil
+	}
+	var noClone atomic.Bool
+	type dirTime struct {
+		p  string
+		fi fs.FileInfo
+	}
+	var dirs []dirTime
+	err := filepath.WalkDir(layer, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(layer, p)
+		if rel == "." {
+			return nil
+		}
+		to := filepath.Join(cache, rel)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.IsDir():
+			if err := os.Mkdir(to, 0o700); err != nil && !os.IsExist(err) {
+				return err
+			}
+			dirs = append(dirs, dirTime{to, fi})
+		case fi.Mode().IsRegular():
+			if _, err := fsutil.CopyFile(p, to, fi, &noClone); err != nil {
+				return err
+			}
+			_ = os.Chmod(to, fi.Mode().Perm())
+			_ = os.Chtimes(to, fi.ModTime(), fi.ModTime())
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Chmod(dirs[i].p, dirs[i].fi.Mode().Perm()|0o700)
+		_ = os.Chtimes(dirs[i].p, dirs[i].fi.ModTime(), dirs[i].fi.ModTime())
+	}
+	return err
 }
 
 // slotName: KEY-N as newDir names a slot (12 hex digits, '-', a number),

@@ -26,6 +26,8 @@ type builder struct {
 	// does not walk the whole layer again).
 	files int
 	bytes int64
+	// noLinks: symlinks are never taken (the home layer's caches).
+	noLinks bool
 }
 
 type dirAttr struct {
@@ -69,6 +71,10 @@ func (b *builder) mkdir(rel string, a dirAttr) error {
 	}
 	if err := os.Mkdir(p, 0o700); err != nil && !os.IsExist(err) {
 		return fmt.Errorf("warm layer: make %s: %w", p, err)
+	} else if err != nil {
+		// One of an earlier generation, with its final mode (Go's module
+		// cache is 0555): writable until finish.
+		_ = os.Chmod(p, 0o700)
 	}
 	b.dirs[rel] = a
 	return nil
@@ -191,7 +197,7 @@ func (b *builder) take(upper, root string) error {
 			return b.added(to, place(p, to, fi))
 		case fi.Mode()&fs.ModeSymlink != 0:
 			target, err := os.Readlink(p)
-			if err != nil || !insideLink(b.ws, rel, target) {
+			if err != nil || b.noLinks || !insideLink(b.ws, rel, target) {
 				return nil
 			}
 			if err := b.remove(rel); err != nil {

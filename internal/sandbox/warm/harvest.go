@@ -19,11 +19,17 @@ type Harvest struct {
 	Upper string
 	dir   string
 	rel   func()
+	// prov, provRoots: a home layer's provisional generation (Provisional)
+	// until CommitHome makes it current.
+	prov      string
+	provRoots []string
+	provFrom  int // the generation the run started with (0: none)
 }
 
 // NewHarvest makes a harvest directory for ws's layer under root.
-func NewHarvest(root, ws string) (*Harvest, error) {
-	kd := keyDir(root, ws)
+func NewHarvest(root, ws string) (*Harvest, error) { return newHarvest(keyDir(root, ws)) }
+
+func newHarvest(kd string) (*Harvest, error) {
 	if err := os.MkdirAll(kd, 0o700); err != nil {
 		return nil, fmt.Errorf("warm layer: %w", err)
 	}

@@ -68,6 +68,10 @@ type Meta struct {
 	BuiltAt time.Time `json:"built_at"`
 	// Run is the run whose baseline built this generation.
 	Run string `json:"run,omitempty"`
+	// Tools (home layers) are the commands (argv[0]'s base name) whose
+	// baselines fed the layer: a run of another finds it cold for its
+	// toolchain (its baseline runs first).
+	Tools []string `json:"tools,omitempty"`
 	// Updating: the generation is being changed in place (no run held
 	// it); one left so by a crash is never stacked.
 	Updating bool `json:"updating,omitempty"`
