@@ -45,7 +45,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Keep, "keep", false, "keep what each command wrote in the run's record")
 	fs.BoolVar(&o.Freeze, "freeze", false, "run on a copy of the source files taken at the start")
 	fs.BoolVar(&o.NoRecord, "no-record", false, "do not record the run in the state directory")
-	fs.BoolVar(&o.NoWarm, "no-warm", false, "neither stack nor feed the workspace's warm layer of build outputs")
+	fs.BoolVar(&o.NoWarm, "no-warm", false, "neither stack nor feed the workspace's warm layer of build outputs nor its home layer of caches, and never run the baseline alone first")
 	fs.Var(run.SizeValue{N: &o.MaxOutput}, "max-output", "cap of each hypothesis's stored output (default 16M)")
 	fs.Var(run.SizeValue{N: &o.MaxEditSize}, "max-edit-size", "largest content of one edit (default 64M)")
 	fs.IntVar(&o.Confirm, "confirm", 0, "rerun the baseline and the leading candidate N more times before naming a winner")
