@@ -161,10 +161,10 @@ func readVerifiedIn(wsDir, run, rel string) ([]byte, error) {
 	}
 	key, err := LoadKey(wsDir, false)
 	if err != nil {
-		return nil, fail("the workspace's integrity key cannot be read (%v)", err)
+		return nil, fail("the workspace's integrity key cannot be read (%v; the next run replaces a damaged one)", err)
 	}
 	if !VerifyMAC(key, integrityDomain, env.Doc, env.MAC) {
-		return nil, fail("its %s does not verify (written by something other than shadow, or changed)", integrityName)
+		return nil, fail("its %s does not verify (written by something other than shadow, or changed%s)", integrityName, ReplacedKeyNote(wsDir))
 	}
 	var doc integrityDoc
 	if err := json.Unmarshal(env.Doc, &doc); err != nil || doc.Schema != integritySchema || doc.Run != run {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // KeyName is the file in a workspace's state dir holding the secret that
@@ -34,6 +35,10 @@ const keySize = 32
 type KeyError struct {
 	Path string
 	Msg  string
+	// Damaged: the key is there but not one shadow made (its content,
+	// type, mode or owner), not merely unreadable: LoadKeyReplacing
+	// replaces it.
+	Damaged bool
 }
 
 func (e *KeyError) Error() string { return fmt.Sprintf("integrity key %s: %s", e.Path, e.Msg) }
@@ -48,17 +53,17 @@ func LoadKey(dir string, create bool) ([]byte, error) {
 		return k, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, &KeyError{p, err.Error()}
+		return nil, &KeyError{Path: p, Msg: err.Error()}
 	}
 	key := make([]byte, keySize)
 	if _, err := rand.Read(key); err != nil {
-		return nil, &KeyError{p, err.Error()}
+		return nil, &KeyError{Path: p, Msg: err.Error()}
 	}
 	// Written whole under a temporary name, then linked into place: two
 	// processes creating it at once agree on whichever link won.
 	tmp, err := os.CreateTemp(dir, "."+KeyName+".tmp-*")
 	if err != nil {
-		return nil, &KeyError{p, err.Error()}
+		return nil, &KeyError{Path: p, Msg: err.Error()}
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write([]byte(hex.EncodeToString(key)))
@@ -72,12 +77,44 @@ func LoadKey(dir string, create bool) ([]byte, error) {
 		err = cerr
 	}
 	if err != nil {
-		return nil, &KeyError{p, err.Error()}
+		return nil, &KeyError{Path: p, Msg: err.Error()}
 	}
 	if err := os.Link(tmp.Name(), p); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, &KeyError{p, err.Error()}
+		return nil, &KeyError{Path: p, Msg: err.Error()}
 	}
 	return readKey(p)
+}
+
+// LoadKeyReplacing is LoadKey(dir, true), except that a key found
+// damaged (a *KeyError with Damaged: its content, type, mode or owner) is
+// moved aside, to integrity.key.damaged-TIME, and a new one made, so the
+// run that found it records. Every record and journal made under the old
+// key then no longer verifies and is refused, saying the key was
+// replaced (ReplacedKeyNote): the old records are refused, never the new
+// run. replaced is where the old key went, "" when none was replaced.
+func LoadKeyReplacing(dir string) (key []byte, replaced string, err error) {
+	key, err = LoadKey(dir, true)
+	var ke *KeyError
+	if err == nil || !errors.As(err, &ke) || !ke.Damaged {
+		return key, "", err
+	}
+	p := filepath.Join(dir, KeyName)
+	aside := p + ".damaged-" + time.Now().UTC().Format("20060102T150405.000000000")
+	if rerr := os.Rename(p, aside); rerr != nil {
+		return nil, "", fmt.Errorf("%w; moving it aside failed too: %v (remove it by hand: records made under it cannot be verified anyway)", err, rerr)
+	}
+	key, err = LoadKey(dir, true)
+	return key, aside, err
+}
+
+// ReplacedKeyNote is what a record that does not verify adds when the
+// state dir's key was replaced (LoadKeyReplacing): the likely reason.
+func ReplacedKeyNote(dir string) string {
+	old, _ := filepath.Glob(filepath.Join(dir, KeyName+".damaged-*"))
+	if len(old) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the integrity key was found damaged and replaced (the old one is %s): records made before cannot be verified", old[len(old)-1])
 }
 
 func readKey(p string) ([]byte, error) {
@@ -86,24 +123,24 @@ func readKey(p string) ([]byte, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		return nil, &KeyError{p, err.Error()}
+		return nil, &KeyError{Path: p, Msg: err.Error()}
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &KeyError{p, "not a regular file (" + fi.Mode().Type().String() + ")"}
+		return nil, &KeyError{Path: p, Msg: "not a regular file (" + fi.Mode().Type().String() + ")", Damaged: true}
 	}
 	if fi.Mode().Perm() != 0o600 {
-		return nil, &KeyError{p, fmt.Sprintf("mode %04o, want 0600", fi.Mode().Perm())}
+		return nil, &KeyError{Path: p, Msg: fmt.Sprintf("mode %04o, want 0600", fi.Mode().Perm()), Damaged: true}
 	}
 	if msg := ownedByMe(fi); msg != "" {
-		return nil, &KeyError{p, msg}
+		return nil, &KeyError{Path: p, Msg: msg, Damaged: true}
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
-		return nil, &KeyError{p, err.Error()}
+		return nil, &KeyError{Path: p, Msg: err.Error()}
 	}
 	key, err := hex.DecodeString(string(b))
 	if err != nil || len(key) != keySize {
-		return nil, &KeyError{p, "damaged (want 64 hex digits)"}
+		return nil, &KeyError{Path: p, Msg: "damaged (want 64 hex digits)", Damaged: true}
 	}
 	return key, nil
 }

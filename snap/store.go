@@ -70,10 +70,13 @@ type Run struct {
 	ev   *os.File
 	objs Objects
 
-	key     []byte            // the workspace's integrity key (integrity.go)
-	mu      sync.Mutex        // guards records
-	records map[string][]byte // records written, by path in Dir: what integrity.json vouches for
-	evOut   map[string]int64  // output event bytes recorded per hypothesis (AppendEvent)
+	key []byte // the workspace's integrity key (integrity.go)
+	// KeyReplaced: the key was found damaged and replaced when the run
+	// started (LoadKeyReplacing); where the old one went.
+	KeyReplaced string
+	mu          sync.Mutex        // guards records
+	records     map[string][]byte // records written, by path in Dir: what integrity.json vouches for
+	evOut       map[string]int64  // output event bytes recorded per hypothesis (AppendEvent)
 	// MaxEventOutput bounds the live output each hypothesis's events may
 	// carry into events.ndjson (0: DefaultMaxOutput); the output log
 	// holds the rest, itself capped.
@@ -109,7 +112,7 @@ func (s Store) NewRun(meta Meta, spec []byte) (*Run, error) {
 	if err := os.MkdirAll(runs, 0o700); err != nil {
 		return nil, fmt.Errorf("record run in %s: %w (set XDG_STATE_HOME, or pass --no-record)", runs, err)
 	}
-	key, err := LoadKey(s.WorkspaceDir(meta.Workspace), true)
+	key, replaced, err := LoadKeyReplacing(s.WorkspaceDir(meta.Workspace))
 	if err != nil {
 		return nil, fmt.Errorf("record run: %w", err)
 	}
@@ -138,7 +141,7 @@ func (s Store) NewRun(meta Meta, spec []byte) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{ID: meta.Run, Dir: dir, ev: ev, objs: s.Objects(meta.Workspace), key: key}, nil
+	return &Run{ID: meta.Run, Dir: dir, ev: ev, objs: s.Objects(meta.Workspace), key: key, KeyReplaced: replaced}, nil
 }
 
 // NewRunRetry is NewRun with a fresh run id (from NewRunID) on the

@@ -81,6 +81,9 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 			return nil, err
 		}
 		cfg.RunID = rec.ID
+		if rec.KeyReplaced != "" {
+			fmt.Fprintf(p.notices, "shadow: the state dir's integrity key was damaged; it is now %s and a new one records this run: runs recorded before can no longer be verified, and show, apply and base refuse them\n", rec.KeyReplaced)
+		}
 		rec.MaxEventOutput = cfg.MaxOutput / 4 // 0: snap's default
 		p.recordInputs(rec, &cfg)
 		cfg.LogDir = filepath.Join(rec.Dir, "hyps")
