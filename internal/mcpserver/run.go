@@ -25,61 +25,61 @@ import (
 // as the CLI's (naming the hypothesis and the field).
 type mcpRunArgs struct {
 	mcpSourceArgs
-	Common         *mcpCommon        `json:"common,omitempty" jsonschema:"what every hypothesis gets, the baseline included (e.g. a reproduction test); its files are the judge's, never applied"`
-	Hypotheses     []mcpHyp          `json:"hypotheses,omitempty" jsonschema:"the candidate fixes, each in its own shadow; one with no edits, delete or patch is a baseline"`
+	Common         *mcpCommon        `json:"common,omitempty" jsonschema:"what every hypothesis gets, the baseline too (e.g. a reproduction test): the judge's files, never applied"`
+	Hypotheses     []mcpHyp          `json:"hypotheses,omitempty" jsonschema:"the candidate fixes; one with no edits, delete or patch is a baseline"`
 	Command        []string          `json:"command" jsonschema:"the test command as an argument vector, no shell, e.g. [\"go\",\"test\",\"./...\"]; exit 0 means passed"`
-	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute directory the command runs in (its git top-level is the workspace). Default: the server's"`
-	Timeout        string            `json:"timeout,omitempty" jsonschema:"per-hypothesis timeout, e.g. 90s or 5m (default 10m)"`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute dir the command runs in (default: the server's)"`
+	Timeout        string            `json:"timeout,omitempty" jsonschema:"per hypothesis, e.g. 90s (default 10m)"`
 	Jobs           int               `json:"jobs,omitempty" jsonschema:"hypotheses at once (default: CPUs)"`
-	Apply          bool              `json:"apply,omitempty" jsonschema:"write the winner into the checkout after the run (nothing if a target changed meanwhile)"`
-	Mode           string            `json:"mode,omitempty" jsonschema:"sandbox: auto (default), overlay, copy, or inplace (one at a time in the checkout)"`
+	Apply          bool              `json:"apply,omitempty" jsonschema:"write the winner into the checkout after the run"`
+	Mode           string            `json:"mode,omitempty" jsonschema:"sandbox: auto (default), overlay, copy or inplace"`
 	Baseline       bool              `json:"baseline,omitempty" jsonschema:"add a no-edit hypothesis named baseline"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables"`
-	Net            string            `json:"net,omitempty" jsonschema:"network: private (default in overlay: own loopback, HTTP(S) via shadow's proxy), isolated (loopback only) or host"`
-	HostPorts      []int             `json:"host_ports,omitempty" jsonschema:"host localhost TCP ports each hypothesis reaches on its own 127.0.0.1 (net private)"`
-	Memory         string            `json:"memory,omitempty" jsonschema:"per-hypothesis memory cap, e.g. 2G (overlay with a memory cgroup)"`
-	Tmp            string            `json:"tmp,omitempty" jsonschema:"/tmp of the command: private (default in overlay) or shared"`
-	Writable       []string          `json:"writable,omitempty" jsonschema:"overlay: absolute dirs outside the workspace the command may write, per hypothesis, thrown away"`
-	JUnit          string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes: its counts win over the output's"`
-	Keep           bool              `json:"keep,omitempty" jsonschema:"keep what each command wrote (overlay); shadow_show RUN/HYP lists it"`
-	Freeze         bool              `json:"freeze,omitempty" jsonschema:"run every hypothesis on a copy of the sources taken at the start (overlay)"`
-	Confirm        int               `json:"confirm,omitempty" jsonschema:"rerun the baseline and the leader this many more times (max 3) so a flaky pass cannot win"`
-	TestPaths      []string          `json:"test_paths,omitempty" jsonschema:"globs of the test files: a candidate changing one cannot win unless allow_test_edits"`
-	AllowTestEdits bool              `json:"allow_test_edits,omitempty" jsonschema:"let a candidate that changes the tests, or runs fewer, win"`
-	Remote         []string          `json:"remote,omitempty" jsonschema:"as --remote: run on these Linux nodes over SSH (ssh destinations; local is this machine), the checkout mirrored to each"`
-	RemoteDir      string            `json:"remote_dir,omitempty" jsonschema:"with remote: the mirror's absolute path on every node, as --remote-dir"`
-	Upper          string            `json:"upper,omitempty" jsonschema:"overlay: where writes go: disk (default) or ram (a tmpfs of upper_size)"`
-	UpperSize      string            `json:"upper_size,omitempty" jsonschema:"with upper ram: each tmpfs's cap, e.g. 2G (default RAM/4)"`
-	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"neither use nor feed the warm layer of an earlier baseline's build outputs"`
-	Wait           *bool             `json:"wait,omitempty" jsonschema:"false: return at once with run_id (state running), then call shadow_wait. Default true"`
+	Net            string            `json:"net,omitempty" jsonschema:"network: private (default in overlay), isolated (loopback only) or host"`
+	HostPorts      []int             `json:"host_ports,omitempty" jsonschema:"host TCP ports each hypothesis reaches on its 127.0.0.1 (net private)"`
+	Memory         string            `json:"memory,omitempty" jsonschema:"per-hypothesis memory cap, e.g. 2G"`
+	Tmp            string            `json:"tmp,omitempty" jsonschema:"the command's /tmp: private (default in overlay) or shared"`
+	Writable       []string          `json:"writable,omitempty" jsonschema:"overlay: absolute dirs outside the workspace it may write (thrown away)"`
+	JUnit          string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes (its counts win)"`
+	Keep           bool              `json:"keep,omitempty" jsonschema:"keep what each command wrote (overlay)"`
+	Freeze         bool              `json:"freeze,omitempty" jsonschema:"run on a copy of the sources taken at the start (overlay)"`
+	Confirm        int               `json:"confirm,omitempty" jsonschema:"rerun the baseline and the leader N more times (max 3) before a win"`
+	TestPaths      []string          `json:"test_paths,omitempty" jsonschema:"globs of the test files (a candidate changing one cannot win)"`
+	AllowTestEdits bool              `json:"allow_test_edits,omitempty" jsonschema:"let a candidate that changes or drops tests win"`
+	Remote         []string          `json:"remote,omitempty" jsonschema:"as --remote: run on these Linux nodes over SSH (local: this machine)"`
+	RemoteDir      string            `json:"remote_dir,omitempty" jsonschema:"with remote: the mirror's path on the nodes, as --remote-dir"`
+	Upper          string            `json:"upper,omitempty" jsonschema:"overlay: writes on disk (default) or ram (a tmpfs of upper_size)"`
+	UpperSize      string            `json:"upper_size,omitempty" jsonschema:"with upper ram: each tmpfs's cap, e.g. 2G"`
+	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"do not use or feed the warm layer of build outputs"`
+	Wait           *bool             `json:"wait,omitempty" jsonschema:"false: return at once with run_id, then call shadow_wait. Default true"`
 
 	AllowSuspicious bool   `json:"allow_suspicious,omitempty" jsonschema:"let a candidate the judge-aware scan flagged win"`
 	NoCross         bool   `json:"no_cross,omitempty" jsonschema:"do not run candidates' proposed tests on each other"`
 	WithTests       bool   `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too"`
-	Shard           string `json:"shard,omitempty" jsonschema:"run slice K/N of the hypotheses (K from 0); shadow_merge joins the slices"`
+	Shard           string `json:"shard,omitempty" jsonschema:"run slice K/N of the hypotheses (shadow_merge joins them)"`
 }
 
 // mcpSourceArgs are shadow_run's hypotheses from outside the spec, as the
 // CLI's --patch, --ref and --worktrees (internal/hypsrc).
 type mcpSourceArgs struct {
-	Patches   []string `json:"patches,omitempty" jsonschema:"unified diff files (or a dir of *.diff, *.patch), one hypothesis each, as --patch"`
-	Refs      []string `json:"refs,omitempty" jsonschema:"branches or commits, one hypothesis each: their change since the merge base with HEAD, as --ref"`
-	Worktrees bool     `json:"worktrees,omitempty" jsonschema:"one hypothesis per other git worktree (its commits and uncommitted work), as --worktrees"`
+	Patches   []string `json:"patches,omitempty" jsonschema:"diff files (or dirs of *.diff, *.patch), a hypothesis each"`
+	Refs      []string `json:"refs,omitempty" jsonschema:"branches or commits, a hypothesis each (their change since the merge base)"`
+	Worktrees bool     `json:"worktrees,omitempty" jsonschema:"a hypothesis per other git worktree"`
 }
 
 type mcpHyp struct {
-	Name   string    `json:"name" jsonschema:"unique name: 1-64 of A-Z a-z 0-9 . _ -"`
+	Name   string    `json:"name" jsonschema:"unique: 1-64 of A-Z a-z 0-9 . _ -"`
 	Base   string    `json:"base,omitempty" jsonschema:"start from a recorded hypothesis: RUN/HYP or @last/HYP"`
-	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files it writes, each replaced whole or created"`
+	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files it writes, each whole"`
 	Delete []string  `json:"delete,omitempty" jsonschema:"workspace-relative paths to delete"`
-	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff (as git diff prints it) applied over the base"`
+	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff applied over the base"`
 }
 
 type mcpEdit struct {
-	Path          string  `json:"path" jsonschema:"the file, workspace-relative, / separated"`
-	Content       *string `json:"content,omitempty" jsonschema:"the whole new content as text (what it leaves out is deleted: prefer patch for small changes)"`
+	Path          string  `json:"path" jsonschema:"workspace-relative, / separated"`
+	Content       *string `json:"content,omitempty" jsonschema:"the whole new text (what it omits is deleted: prefer patch)"`
 	ContentBase64 *string `json:"content_base64,omitempty" jsonschema:"the whole new content, base64"`
-	File          string  `json:"file,omitempty" jsonschema:"read the new content from this file (absolute or relative to cwd)"`
+	File          string  `json:"file,omitempty" jsonschema:"take the content from this file"`
 	Mode          string  `json:"mode,omitempty" jsonschema:"octal permission bits, e.g. 0755"`
 }
 

@@ -11,15 +11,15 @@ import (
 // patch every hypothesis gets, the baseline included; its files are the
 // judge's.
 type mcpCommon struct {
-	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files every hypothesis gets, each replaced whole or created"`
-	Delete []string  `json:"delete,omitempty" jsonschema:"workspace-relative paths deleted in every hypothesis"`
-	Patch  string    `json:"patch,omitempty" jsonschema:"a unified diff applied in every hypothesis"`
+	Edits  []mcpEdit `json:"edits,omitempty" jsonschema:"files every hypothesis gets"`
+	Delete []string  `json:"delete,omitempty" jsonschema:"paths deleted in every hypothesis"`
+	Patch  string    `json:"patch,omitempty" jsonschema:"a diff applied in every hypothesis"`
 }
 
 // mcpRemoteNode is one entry of "remote" written as an object.
 type mcpRemoteNode struct {
-	Node string `json:"node" jsonschema:"an ssh destination (a Host, or user@host); local is this machine"`
-	Jobs int    `json:"jobs,omitempty" jsonschema:"hypotheses at once on this node (default: its CPUs)"`
+	Node string `json:"node" jsonschema:"an ssh destination (local: this machine)"`
+	Jobs int    `json:"jobs,omitempty" jsonschema:"hypotheses at once on it"`
 }
 
 // runInputSchema is shadow_run's input schema: mcpRunArgs's, strict at

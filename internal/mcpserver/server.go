@@ -67,12 +67,13 @@ func New(cwd, version string, notices io.Writer) *Server {
 		Annotations:  &mcp.ToolAnnotations{Title: "shadow run", DestructiveHint: &no, OpenWorldHint: &yes},
 	}, s.toolRun)
 	s.server.AddTool(&mcp.Tool{
-		Name:         "shadow_wait",
-		Title:        "Wait for a run started with wait:false",
-		Description:  "Wait up to timeout_s for a run (the run_id shadow_run returned) with progress; returns its result as shadow_run does, or state running: call again. Cancelling this call, or cancel:true, ends the run; its partial report stays readable.",
-		InputSchema:  mustSchema[mcpWaitArgs](nil),
-		OutputSchema: runDoc,
-		Annotations:  &mcp.ToolAnnotations{Title: "shadow wait", ReadOnlyHint: true, OpenWorldHint: &no},
+		Name:        "shadow_wait",
+		Title:       "Wait for a run started with wait:false",
+		Description: "Wait up to timeout_s for a run (the run_id shadow_run returned) with progress; returns its result as shadow_run does (its output schema), or state running: call again. Cancelling this call, or cancel:true, ends the run; its partial report stays readable.",
+		// The RunDoc's schema is given once, on shadow_run: tools/list
+		// is in every session's context, and this result is that one.
+		InputSchema: mustSchema[mcpWaitArgs](nil),
+		Annotations: &mcp.ToolAnnotations{Title: "shadow wait", ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolWait)
 	s.server.AddTool(&mcp.Tool{
 		Name:         "shadow_log",
@@ -102,10 +103,9 @@ func New(cwd, version string, notices io.Writer) *Server {
 		Name:  "shadow_merge",
 		Title: "Merge the shard reports of one run",
 		Description: "Join the reports of every shard of one run (--shard K/N) into one report ranked as the unsharded run would rank it; refused, naming why, for shards of different runs or a missing shard. " +
-			"With apply (and spec) the winner is written into the checkout and the merge recorded. Returns what shadow_run returns.",
-		InputSchema:  mustSchema[mcpMergeArgs](nil),
-		OutputSchema: runDoc,
-		Annotations:  &mcp.ToolAnnotations{Title: "shadow merge", DestructiveHint: &yes, OpenWorldHint: &no},
+			"With apply (and spec) the winner is written into the checkout and the merge recorded. Returns what shadow_run returns (its output schema).",
+		InputSchema: mustSchema[mcpMergeArgs](nil),
+		Annotations: &mcp.ToolAnnotations{Title: "shadow merge", DestructiveHint: &yes, OpenWorldHint: &no},
 	}, s.toolMerge)
 	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_probe",

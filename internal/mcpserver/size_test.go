@@ -27,12 +27,15 @@ func TestToolsListIsSmall(t *testing.T) {
 		n    int
 	}
 	var shares []share
+	model := 0 // what a model's context gets: name, description, input schema
 	for _, tool := range res.Tools {
 		b, _ := json.Marshal(tool)
 		shares = append(shares, share{tool.Name, len(b)})
+		in, _ := json.Marshal(tool.InputSchema)
+		model += len(tool.Name) + len(tool.Description) + len(in)
 	}
 	sort.Slice(shares, func(i, j int) bool { return shares[i].n > shares[j].n })
-	t.Logf("tools/list: %d characters compact, %d indented, for %d tools", len(all), len(indented), len(res.Tools))
+	t.Logf("tools/list: %d characters compact, %d indented, for %d tools; names, descriptions and input schemas %d", len(all), len(indented), len(res.Tools), model)
 	for _, s := range shares {
 		t.Logf("  %-14s %6d", s.name, s.n)
 	}
