@@ -133,7 +133,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	if err != nil {
 		return out, fmt.Errorf("copy the workspace to %s: %w (see `shadow probe`; --copy-skip GLOB leaves a directory out)", tree, err)
 	}
-	if err := writeHyp(c, job.Hyp); err != nil {
+	if err := writeHyp(ctx, c, job.Hyp); err != nil {
 		return out, err
 	}
 	out.Warnings = append(out.Warnings, c.notes(job)...)
@@ -242,7 +242,10 @@ func (s *Sandbox) removeDir(dir string) {
 // writeHyp writes the hypothesis's files into the copy and makes its
 // deletions there; parent directories the copy lacks get the
 // workspace's modes, as in overlay mode.
-func writeHyp(c *copier, h engine.Hypothesis) error {
+//
+// It stops with ctx's error once ctx is done (a signal during a
+// hypothesis of many files).
+func writeHyp(ctx context.Context, c *copier, h engine.Hypothesis) error {
 	// The copy left the deleted paths out; a --freeze layer may have
 	// brought one back.
 	for _, rel := range h.Deletes {
@@ -254,7 +257,10 @@ func writeHyp(c *copier, h engine.Hypothesis) error {
 		}
 		c.restamp(rel)
 	}
-	for _, f := range h.Files {
+	for i, f := range h.Files {
+		if i%64 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		p := c.dstPath(f.Path)
 		if err := mkParents(c, f.Path); err != nil {
 			return err
