@@ -307,7 +307,11 @@ func testReason(lines []string) string {
 			return m[1] + " failed"
 		}
 		if m := goFail.FindStringSubmatch(l); m != nil {
-			stop := func(n string) bool { return goFail.MatchString(n) || strings.HasPrefix(n, "FAIL") }
+			// -v prints a test's lines before its --- FAIL line: a
+			// "=== RUN" after it starts another test's.
+			stop := func(n string) bool {
+				return goFail.MatchString(n) || strings.HasPrefix(n, "FAIL") || strings.HasPrefix(strings.TrimSpace(n), "=== ")
+			}
 			if d := detail(i+1, goDetail, stop); d != "" {
 				return m[1] + ": " + d
 			}

@@ -13,7 +13,10 @@ import (
 // documented formats) gives the line a person would quote.
 func TestFailureReasonPerRunner(t *testing.T) {
 	for file, want := range map[string]string{
-		"go_fail.txt":               "TestAdd: calc_test.go:3: Add(2,3) = -1, want 5",
+		"go_fail.txt": "TestAdd: calc_test.go:3: Add(2,3) = -1, want 5",
+		// go test -v prints a test's lines before its --- FAIL: the next
+		// test's line is not this one's (shadow demo's baseline).
+		"go_verbose_two_fails.txt":  "TestAdd: calc_test.go:7: Add(2, 3) = -1, want 5",
 		"go_compile.txt":            "calc.go:2:37: undefined: c",
 		"go_panic.txt":              "TestAdd: panic: runtime error: index out of range [2] with length 0 [recovered, repanicked]",
 		"py_nomod.txt":              "pytest: No module named pytest (python3 has no pytest installed)",

@@ -118,6 +118,11 @@ func (v *view) apply(h *SpecHyp, specDir string) error {
 				src = filepath.Join(specDir, src)
 			}
 			if content, err = readEditSource(src, v.lim.maxEdit()); err != nil {
+				if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(e.File) {
+					// "file" is relative to the spec's directory, not the
+					// workspace (docs/spec.md): say which was searched.
+					return v.fail(field+".file", "cannot read %s: %v in %s (a \"file\" is relative to the spec's directory; the file the edit writes is \"path\")", e.File, pathErr(err), specDir)
+				}
 				return v.fail(field+".file", "cannot read %s: %v", e.File, pathErr(err))
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/shadow-dev/shadow/internal/suggest"
 )
 
 // checkShape walks the JSON tokens against Spec's json tags: exact key
@@ -107,7 +109,7 @@ func (w shapeWalker) walk(t reflect.Type, path string) error {
 			} else {
 				f, ok := fieldByTag(t, key)
 				if !ok {
-					return &shapeErr{sub, "unknown field"}
+					return &shapeErr{sub, unknownField(t, key)}
 				}
 				ft = f.Type
 			}
@@ -119,6 +121,21 @@ func (w shapeWalker) walk(t reflect.Type, path string) error {
 		return err
 	}
 	return nil
+}
+
+// unknownField says a key is not a field of t, naming the field it was
+// most likely meant to be ("edit" for "edits").
+func unknownField(t reflect.Type, key string) string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	if near := suggest.Closest(key, names); near != "" {
+		return fmt.Sprintf("unknown field: did you mean %q?", near)
+	}
+	return "unknown field (the fields are: " + strings.Join(names, ", ") + ")"
 }
 
 func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {

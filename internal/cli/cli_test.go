@@ -47,10 +47,22 @@ func TestHelpForEveryCommand(t *testing.T) {
 			t.Errorf("%v: %v\n%s", args, err, out)
 		}
 	}
-	// Every run flag is in the root help text.
-	for _, f := range []string{"-C DIR", "-j N", "--timeout", "--mode", "--apply", "--baseline", "--net", "--tmp", "--keep", "--freeze", "--no-record", "--headless", "--json", "--events"} {
-		if !strings.Contains(usageText, f) {
-			t.Errorf("shadow help does not mention %s", f)
+	// Every flag of a run, and every command, is in the root help text
+	// (written by hand, grouped for a reader: this keeps it whole).
+	root.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Name == "help" {
+			return
+		}
+		if !regexp.MustCompile(`--` + regexp.QuoteMeta(f.Name) + `\b`).MatchString(usageText) {
+			t.Errorf("shadow -h does not mention --%s", f.Name)
+		}
+		if f.Shorthand != "" && !strings.Contains(usageText, "-"+f.Shorthand+", --"+f.Name) {
+			t.Errorf("shadow -h does not mention -%s", f.Shorthand)
+		}
+	})
+	for _, c := range root.Commands() {
+		if !c.Hidden && !strings.Contains(usageText, "shadow "+c.Name()) {
+			t.Errorf("shadow -h does not list the command %s", c.Name())
 		}
 	}
 }

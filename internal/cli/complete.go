@@ -67,9 +67,23 @@ func completeRef(withHyp bool) func(*cobra.Command, []string, string) ([]string,
 	}
 }
 
+// flagValues are the values of the run flags that take a word, with what
+// each means (docs/cli.md), offered by completion; TestFlagValuesComplete
+// holds them to what the flags accept.
+var flagValues = map[string][]string{
+	"mode":  {"auto\tthe best sandbox this machine gives (shadow probe)", "overlay\tnamespaces and overlayfs", "copy\ta copy of the workspace per hypothesis", "inplace\tin the checkout, one at a time, restored after"},
+	"net":   {"private\ta network namespace per hypothesis, HTTP(S) out through a proxy", "isolated\tloopback only", "host\tthe host's network"},
+	"tmp":   {"private\ta tmpfs per hypothesis", "shared\tthe host's /tmp and /var/tmp"},
+	"upper": {"disk\tbeside the state directory", "ram\ta tmpfs per hypothesis"},
+	"color": {"auto\ton a terminal, unless NO_COLOR is set", "always", "never"},
+}
+
 // registerRunCompletion adds the run's completions to c (the root, tui).
 func registerRunCompletion(c *cobra.Command) {
 	c.ValidArgsFunction = completeSpec
+	for name, vals := range flagValues {
+		_ = c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
+	}
 	_ = c.RegisterFlagCompletionFunc("patch", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"diff", "patch"}, cobra.ShellCompDirectiveFilterFileExt
 	})

@@ -36,7 +36,7 @@ func initCommand(s Streams) *cobra.Command {
 			"project (go.mod, package.json, Cargo.toml, pyproject.toml...), a baseline, and with\n" +
 			"--from-patches DIR one hypothesis per *.diff/*.patch there, with --from-worktrees one\n" +
 			"per other worktree of the repository (its commits and uncommitted work). Run it with\n" +
-			"shadow FILE; edit the command and hypotheses as docs/spec.md describes.",
+			"shadow FILE; edit the command and hypotheses as shadow help spec describes.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usage("init: at most one FILE, got %q", args)
@@ -95,7 +95,7 @@ func initCommand(s Streams) *cobra.Command {
 				rel = r
 			}
 			fmt.Fprintf(s.Out, "wrote %s: %d hypothesis(es), command %s\n", rel, len(spec.Hypotheses), records.Quote(spec.Command))
-			fmt.Fprintf(s.Out, "next: edit it (docs/spec.md), then: shadow --headless %s\n", rel)
+			fmt.Fprintf(s.Out, "next: edit it (its fields: shadow help spec), then: shadow --headless %s\n", rel)
 			return nil
 		},
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/run"
+	"github.com/shadow-dev/shadow/internal/suggest"
 )
 
 type uiChoice int
@@ -61,6 +64,11 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 		}
 		return usage("no SPEC: give a spec file (or - for stdin) before the --: shadow [flags] SPEC -- COMMAND...")
 	}
+	if len(pos) > 0 {
+		if err := notACommand(cmd, pos[0]); err != nil {
+			return err
+		}
+	}
 	if len(pos) > 1 {
 		return usage("one SPEC expected, got %q (put the command after --)", pos)
 	}
@@ -71,6 +79,12 @@ func runCommand(cmd *cobra.Command, args []string, f *runFlags, ui uiChoice, s S
 		// Refused before the spec is read: a TUI without a terminal would
 		// start the run, fail to draw, and leave it recorded as cancelled.
 		return errNoTerminal("tui")
+	}
+	cwd, _ := os.Getwd()
+	if cfg, set, err := applyConfig(cmd.Flags(), f.opts.Dir, cwd); err != nil {
+		return err
+	} else if len(set) > 0 && !f.quiet {
+		fmt.Fprintf(s.Err, "shadow: flags from %s: %s\n", cfg, strings.Join(set, " "))
 	}
 	f.opts.Command = command
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -111,6 +125,28 @@ func untilSignal(ctx context.Context, plan func() (*run.Plan, error)) (*run.Plan
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// notACommand refuses a SPEC that is no file and reads as a typo of a
+// command (`shadow lgo`), naming the command it was most likely meant to
+// be; any other missing file is left to the spec loader's message.
+func notACommand(cmd *cobra.Command, spec string) error {
+	if spec == "-" || strings.ContainsAny(spec, "./\\") {
+		return nil
+	}
+	if _, err := os.Stat(spec); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var names []string
+	for _, c := range cmd.Root().Commands() {
+		if !c.Hidden {
+			names = append(names, c.Name())
+		}
+	}
+	if near := suggest.Closest(spec, names); near != "" {
+		return usage("%q is neither a command nor a spec file here: did you mean `shadow %s`? (shadow -h lists the commands)", spec, near)
+	}
+	return nil
 }
 
 // planRun loads the spec (none: specPath "") with the hypotheses of

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/shadow-dev/shadow/docs"
+	"github.com/shadow-dev/shadow/internal/suggest"
 )
 
 // versionLine is `shadow version`: the version, the VCS revision the
@@ -59,6 +63,11 @@ func helpCommand(root *cobra.Command) *cobra.Command {
 		Use:   "help [COMMAND]",
 		Short: "help for shadow or one of its commands",
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 && args[0] == "spec" {
+				// The spec's reference, as shipped with this binary.
+				_, err := io.WriteString(c.OutOrStdout(), docs.Spec)
+				return err
+			}
 			target, rest, err := root.Find(args)
 			if err != nil || target == nil || len(rest) > 0 {
 				var names []string
@@ -67,13 +76,19 @@ func helpCommand(root *cobra.Command) *cobra.Command {
 						names = append(names, sc.Name())
 					}
 				}
-				return usage("help: no command %q (the commands: %s)", strings.Join(args, " "), strings.Join(names, ", "))
+				if near := suggest.Closest(strings.Join(args, " "), append(names, "spec")); near != "" {
+					return usage("help: no command %q: did you mean `shadow help %s`?", strings.Join(args, " "), near)
+				}
+				return usage("help: no command %q (the commands: %s; shadow help spec: the spec's fields)", strings.Join(args, " "), strings.Join(names, ", "))
 			}
 			target.InitDefaultHelpFlag()
 			return target.Help()
 		},
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			var names []string
+			if strings.HasPrefix("spec", toComplete) {
+				names = append(names, "spec\tthe spec's fields (docs/spec.md)")
+			}
 			for _, sc := range root.Commands() {
 				if sc.IsAvailableCommand() && strings.HasPrefix(sc.Name(), toComplete) {
 					names = append(names, sc.Name())
