@@ -442,9 +442,10 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	if r.Status == StatusPassed && r.Tests != nil && r.Tests.Failed > 0 {
 		r.Status = StatusFailed
 	}
-	cfg.canary.settle(r, o)                     // canary_observe.go: its failure alone is a pass
-	setReason(r, &out.tail, cfg.Timeout, now()) // reason.go: why it did not pass, in one line
-	addNetHint(r.Result, cfg.Net, Mode(r.Mode)) // nethint.go: a localhost port taken or refused
+	cfg.canary.settle(r, o)                                    // canary_observe.go: its failure alone is a pass
+	setReason(r, &out.tail, cfg.Timeout, now())                // reason.go: why it did not pass, in one line
+	addNetHint(r.Result, cfg.Net, Mode(r.Mode))                // nethint.go: a localhost port taken or refused
+	addTmpHint(r.Result, cfg.Tmp, cfg.Workspace, Mode(r.Mode)) // tmphint.go: a file under the private /tmp
 	// The user's view of the output never shows the canary: its test,
 	// planted by shadow, is not one of theirs (the log keeps it all).
 	r.OutputTail = r.canary.without(r.OutputTail)

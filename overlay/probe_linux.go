@@ -62,7 +62,7 @@ func TmpSandboxes() string { return filepath.Join(TmpRoot(), "sandboxes") }
 
 // What each mode guards against, for the verdict and `shadow probe`.
 const (
-	protectionOverlay = "a hostile command: each hypothesis in its own namespaces, shadow's directories and servers' sockets masked, no capabilities, no inherited descriptors, no controlling terminal; it can still write what you can outside the workspace (README: Limits)"
+	protectionOverlay = "a hostile command: each hypothesis in its own namespaces, shadow's directories and servers' sockets masked, no capabilities, no inherited descriptors, no controlling terminal; it can still write what you can outside the workspace (docs/internals.md: Limits)"
 	protectionInplace = "accidents only: the command runs as you in the checkout itself, with no namespace, and can write whatever you can"
 )
 

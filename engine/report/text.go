@@ -24,7 +24,7 @@ func WriteText(w io.Writer, r *Report) {
 		width = max(width, len(h.Name))
 	}
 	for _, h := range r.Hypotheses {
-		fmt.Fprintf(w, "  %-*s  %-10s in %6.1fs  %s  ~%d changed line(s)", width, h.Name, statusCell(h), float64(h.DurationMS)/1000, countsCell(h), h.ChangedLines)
+		fmt.Fprintf(w, "  %-*s  %-10s in %6.1fs  %s  %s", width, h.Name, statusCell(h), float64(h.DurationMS)/1000, countsCell(h), linesCell(h))
 		if fb := fixesCell(h); fb != "" {
 			fmt.Fprintf(w, "  %s", fb)
 		}
@@ -119,6 +119,22 @@ func countsCell(h *Result) string {
 	if h.Tests.Skipped > 0 {
 		s += fmt.Sprintf(", %d skipped", h.Tests.Skipped)
 	}
+	if h.Tests.Unit == "package" {
+		// Plain go test ./... names packages, not tests (docs/report.md):
+		// say so, since fixes and breaks beside it count tests.
+		s = "packages: " + s
+	}
+	return s
+}
+
+// linesCell is the candidate's size; where the ranking breaks ties on its
+// code part alone (the judged run: test files left out), that figure too,
+// so a row showing more lines that ranks above a smaller one says why.
+func linesCell(h *Result) string {
+	s := fmt.Sprintf("~%d changed line(s)", h.ChangedLines)
+	if k := h.RankKey; k != nil && k.Lines != h.ChangedLines {
+		s += fmt.Sprintf(" (%d of code, which ranks)", k.Lines)
+	}
 	return s
 }
 
@@ -129,6 +145,9 @@ func fixesCell(h *Result) string {
 	}
 	if len(h.Broken) > 0 {
 		parts = append(parts, fmt.Sprintf("breaks %d", len(h.Broken)))
+	}
+	if len(parts) > 0 && h.Tests != nil && h.Tests.Unit == "package" {
+		parts[len(parts)-1] += " test(s)"
 	}
 	return strings.Join(parts, ", ")
 }

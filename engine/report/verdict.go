@@ -47,6 +47,23 @@ func rowMarks(r *Report, h *Result) []string {
 	return m
 }
 
+// lostNotChecked says why no candidate's lost tests could be counted: no
+// baseline at all, or one (a hypothesis that changed nothing) whose run
+// gave no test counts, most often because its command could not run.
+func lostNotChecked(r *Report) string {
+	for _, h := range r.Hypotheses {
+		if h.ChangedLines != 0 || h.Diff != "" || h.Tests != nil {
+			continue
+		}
+		why := statusCell(h)
+		if h.Reason != nil && *h.Reason != "" {
+			why += ": " + *h.Reason
+		}
+		return fmt.Sprintf("lost tests not checked: the baseline %s gave no test counts (%s); make its command run the tests (shadow show RUN/%s has its output)", h.Name, why, h.Name)
+	}
+	return "lost tests not checked: no baseline with test counts (add --baseline, or a hypothesis with no edits)"
+}
+
 // writeVerdictNotes explains what the table cannot: lost tests that could
 // not be checked, and ties an agent should break with a new test.
 func writeVerdictNotes(w io.Writer, r *Report) {
@@ -57,7 +74,7 @@ func writeVerdictNotes(w io.Writer, r *Report) {
 		}
 	}
 	if !checked && len(r.Hypotheses) > 0 {
-		fmt.Fprintln(w, "lost tests not checked: no baseline with test counts (add --baseline, or a hypothesis with no edits)")
+		fmt.Fprintln(w, lostNotChecked(r))
 	}
 	writeJudgedNotes(w, r)
 	crossRan := writeCrossNotes(w, r)

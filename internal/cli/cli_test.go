@@ -290,13 +290,20 @@ func TestProgressWithJSONOnlyOnATerminal(t *testing.T) {
 	}
 }
 
-// Every shadow flag the README names exists in the binary: in a code span
-// that starts with it (`--keep`), or on a line that runs shadow.
+// Every shadow flag the README (and the pages moved out of it: internals,
+// the judge, the figures) names exists in the binary: in a code span that
+// starts with it (`--keep`), or on a line that runs shadow.
 func TestREADMEFlagsExist(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Skip("no README.md beside the module")
+	for _, doc := range []string{"README.md", "docs/internals.md", "docs/judge.md", "docs/figures.md", "CONTRIBUTING.md", "docs/install.md"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", doc))
+		if err != nil {
+			t.Skipf("no %s beside the module", doc)
+		}
+		docFlagsExist(t, doc, b)
 	}
+}
+
+func docFlagsExist(t *testing.T, doc string, b []byte) {
 	known := map[string]bool{}
 	Walk(NewRoot(Streams{}, "test"), func(_ string, c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) { known["--"+f.Name] = true })
@@ -318,7 +325,7 @@ func TestREADMEFlagsExist(t *testing.T) {
 		}
 		for _, n := range names {
 			if !known[n] && !other[n] {
-				t.Errorf("README.md:%d names %s, which no shadow command has", i+1, n)
+				t.Errorf("%s:%d names %s, which no shadow command has", doc, i+1, n)
 			}
 		}
 	}

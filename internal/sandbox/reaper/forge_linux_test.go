@@ -39,7 +39,7 @@ func TestCommandCannotForgeTheHelpersStatus(t *testing.T) {
 				if os.Geteuid() == 0 {
 					// A root command without a namespace keeps
 					// CAP_SYS_PTRACE: /proc/PID/fd of anything is
-					// open to it (README: Limits). Only the tree's
+					// open to it (docs/internals.md: Limits). Only the tree's
 					// end is checked then.
 					continue
 				}

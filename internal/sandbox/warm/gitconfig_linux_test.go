@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// $HOME is writable from inside every sandbox (README: Limits), and the
+// $HOME is writable from inside every sandbox (docs/internals.md: Limits), and the
 // update runs git outside it, as shadow, at the end of the run: a
 // candidate that planted a global git config naming a program
 // (core.fsmonitor, which `git ls-files` and `git check-ignore` run) must
