@@ -147,6 +147,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	}
 
 	cp := newRunCrossPhase(&cfg, em, jd, splits, orig)
+	prov := newProvisional(results, cfg.Hyps) // provisional.go: live fixed/broken
 
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
@@ -176,6 +177,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 			defer func() { <-sem }()
 			runOne(ctx, &cfg, em, jd, cfg.jobHyps[cfg.Hyps[i].Name], results[i], now)
 			rc := results[i].snapshot()
+			prov.finished(results[i], rc)
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			close(ended)
 			if cp != nil {

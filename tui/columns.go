@@ -41,12 +41,75 @@ type colView struct {
 	color    bool
 }
 
-// renderColumns draws the visible hypotheses side by side in w×h cells.
+// queueColWidth is the width of the one column listing a live run's
+// queued hypotheses: a queued column has nothing to show but its name.
+const queueColWidth = 24
+
+// liveSplit is the live columns' hypotheses in liveOrder (running,
+// finished, queued) and how many of them get a column of their own; the
+// rest, queued, share one list column. Each gets its own when fewer than
+// two are queued, when none has started, or when w leaves no room beside
+// the list for one column.
+func liveSplit(rv *runView, w int) (hyps []*hypState, own, colsW int) {
+	hyps = rv.liveOrder()
+	own = len(hyps)
+	for i, h := range hyps {
+		if h.result == nil && h.status != engine.StatusRunning {
+			own = i
+			break
+		}
+	}
+	if len(hyps)-own < 2 || own == 0 || w-queueColWidth < minColWidth {
+		return hyps, len(hyps), w
+	}
+	return hyps, own, w - queueColWidth
+}
+
+// renderColumns draws the visible hypotheses side by side in w×h cells,
+// the queued ones listed in one column at the right (liveSplit).
 func renderColumns(st Styles, rv *runView, sel, off, w, h int, now time.Time, frame int) string {
 	if rv == nil || len(rv.hyps) == 0 {
 		return fit(st.Dim.Render("waiting for the run to start…"), w, h)
 	}
-	return renderColumnsOf(st, rv, rv.liveOrder(), sel, off, w, h, now, frame)
+	hyps, own, cw := liveSplit(rv, w)
+	if own == len(hyps) {
+		return renderColumnsOf(st, rv, hyps, sel, off, w, h, now, frame)
+	}
+	colSel := sel
+	if sel >= own {
+		colSel = -1
+	}
+	left := renderColumnsOf(st, rv, hyps[:own], colSel, off, cw, h, now, frame)
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, renderQueue(st, hyps[own:], sel-own, w-cw, h))
+}
+
+// renderQueue is the list column of the queued hypotheses, sel (an index
+// of queued, or out of range for none) reversed, in w×h cells.
+func renderQueue(st Styles, queued []*hypState, sel, w, h int) string {
+	if h < 3 {
+		return fit("", w, h)
+	}
+	b, bs := st.g.Border, st.Border
+	iw := w - 4
+	title := trunc(fmt.Sprintf("%s %d queued", st.g.Queued, len(queued)), max(w-5, 1))
+	out := []string{bs.Render(b.TopLeft+b.Top) + st.Dim.Render(title) + bs.Render(strings.Repeat(b.Top, max(w-3-lipglossWidth(title), 0))+b.TopRight)}
+	room := h - 2
+	for i, q := range queued {
+		if len(out)-1 == room-1 && i < len(queued)-1 {
+			out = append(out, bs.Render(b.Left)+" "+pad(st.Dim.Render(fmt.Sprintf("+ %d more", len(queued)-i)), iw)+" "+bs.Render(b.Right))
+			break
+		}
+		name := trunc(q.name, iw)
+		if i == sel {
+			name = st.Selected.Render(name)
+		}
+		out = append(out, bs.Render(b.Left)+" "+pad(name, iw)+" "+bs.Render(b.Right))
+	}
+	for len(out) < h-1 {
+		out = append(out, bs.Render(b.Left)+" "+pad("", iw)+" "+bs.Render(b.Right))
+	}
+	out = append(out, bs.Render(b.BottomLeft+strings.Repeat(b.Bottom, w-2)+b.BottomRight))
+	return strings.Join(out, "\n")
 }
 
 // renderColumnsOf draws hyps (in that order) side by side; sel and off

@@ -68,6 +68,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.help.ShowAll = !m.help.ShowAll
 	case key.Matches(msg, k.Back):
 		switch {
+		case m.help.ShowAll: // esc closes the ? overlay first, as it opened last
+			m.help.ShowAll = false
 		case m.out.open:
 			m.out.open = false
 		case m.lbFilter != "" && m.focus == paneLeaderboard:

@@ -119,6 +119,15 @@ func (m *Model) relayout() {
 		case rest >= 26 && m.selected() != nil:
 			l.colsH = max(10, rest/2)
 			l.detailH = rest - l.colsH - 1
+			// The diff pane keeps the rows its content needs (a
+			// running hypothesis has no diff yet); the rest go to the
+			// leaderboard, up to every row, then to the columns.
+			if spare := l.detailH - max(D, 3); spare > 0 {
+				l.detailH -= spare
+				grow := min(spare, n+1-l.lbH)
+				l.lbH += grow
+				l.colsH += spare - grow
+			}
 		default:
 			l.colsH = rest
 		}

@@ -274,8 +274,11 @@ func rowWidth(cols []lbCol) int {
 	return n - 1
 }
 
-func listCount(st Styles, h *hypState, fixed, final bool) string {
-	if !final || h.result == nil {
+// listCount is a row's fixed or broken count: the report's once the run
+// is over; during the run, the hyp_finished event's, which the engine
+// fills against the baseline once both have finished (null before).
+func listCount(st Styles, h *hypState, fixed, _ bool) string {
+	if h.result == nil {
 		return st.Dim.Render("–")
 	}
 	l := h.result.Broken

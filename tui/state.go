@@ -193,15 +193,16 @@ func (r *runView) counts() (finished, running int) {
 // finished; during the run, finished results ranked with engine.Rank (on
 // copies) ahead of running and queued ones in spec order.
 // liveOrder is the order of the live columns: the hypotheses running
-// first, then those queued, then those finished, each in spec order, so
-// that what is still going is on screen at any width (a finished one
-// steps aside to the end as it ends; issue 24).
+// first, then those finished, then those queued, each in spec order, so
+// that what is still going is on screen at any width, and what finished
+// (its reason) before what has nothing to show yet (the queued share one
+// list column, renderColumns).
 func (r *runView) liveOrder() []*hypState {
 	out := make([]*hypState, 0, len(r.hyps))
 	for _, pass := range []func(h *hypState) bool{
 		func(h *hypState) bool { return h.result == nil && h.status == engine.StatusRunning },
-		func(h *hypState) bool { return h.result == nil && h.status != engine.StatusRunning },
 		func(h *hypState) bool { return h.result != nil },
+		func(h *hypState) bool { return h.result == nil && h.status != engine.StatusRunning },
 	} {
 		for _, h := range r.hyps {
 			if pass(h) {

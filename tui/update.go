@@ -289,8 +289,8 @@ func (m *Model) keepColInView() {
 	if m.shown == nil {
 		return
 	}
-	n := len(m.shown.hyps)
-	m.sel.colOff = scrollCols(m.sel.colOff, max(m.colIndex(), 0), visibleCols(m.width, n), n)
+	_, n, cw := liveSplit(m.shown, m.width)
+	m.sel.colOff = scrollCols(m.sel.colOff, clamp(m.colIndex(), 0, max(n-1, 0)), visibleCols(cw, n), n)
 }
 
 // selected is the selected hypothesis: the one named, else the first.

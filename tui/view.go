@@ -123,8 +123,8 @@ func (m *Model) tabs(w int) string {
 	left := strings.Join(tabs, "")
 	right := ""
 	if rv := m.shown; rv != nil && len(rv.hyps) > 0 && m.lay.kind == bodyLive {
-		n := len(rv.hyps)
-		vis := visibleCols(w, n)
+		_, n, cw := liveSplit(rv, w)
+		vis := visibleCols(cw, n)
 		off := clamp(m.sel.colOff, 0, max(n-vis, 0))
 		if vis < n {
 			l, r := " ", " "
