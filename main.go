@@ -31,10 +31,5 @@ func main() {
 	overlay.CloseInheritedFDs()
 	// The node side of --remote, started over ssh by another shadow.
 	entry.Dispatch()
-	os.Exit(dispatch(os.Args[1:]))
-}
-
-func dispatch(args []string) int {
-	quietterm.Restore()
-	return cli.ExitCode(cli.Execute(args, cli.OS(), version), os.Stderr)
+	os.Exit(cli.Main(os.Args[1:], version))
 }

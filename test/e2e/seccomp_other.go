@@ -1,0 +1,5 @@
+//go:build !linux
+
+package e2e
+
+func maybeSeccomp() {}
