@@ -98,7 +98,9 @@ type crossPhase struct {
 	// target's jobs saw passing (for the judged-run note).
 	out    map[string]map[string]map[string]crossOutcome
 	passed map[string]map[string]bool
-	jobs   int
+	// sig[codeKey][proposer+"\x00"+test]: where the test failed there.
+	sig  map[string]map[string]string
+	jobs int
 	// longest: the longest judged run so far (crossTimeout).
 	longest time.Duration
 	wg      sync.WaitGroup
@@ -111,7 +113,7 @@ func newCrossPhase(cfg *Config, em *emitter, jd *judge, splits map[string]judgeS
 		return nil
 	}
 	cp := &crossPhase{cfg: cfg, em: em, jd: jd, mods: newGoModules(cfg.Workspace), byName: map[string]*crossProposal{}, splits: splits,
-		cwd: cfg.Subdir, out: map[string]map[string]map[string]crossOutcome{}, passed: map[string]map[string]bool{}}
+		cwd: cfg.Subdir, out: map[string]map[string]map[string]crossOutcome{}, passed: map[string]map[string]bool{}, sig: map[string]map[string]string{}}
 	for _, h := range hyps {
 		s := splits[h.Name]
 		tests := proposedTests(s.files, orig)
@@ -347,7 +349,7 @@ func (cp *crossPhase) runJob(ctx context.Context, key, label string, code Hypoth
 			logf, _ = os.Create(logPath)
 		}
 	}
-	w := &crossOutput{parser: cfg.NewParser(cmd)}
+	w := &crossOutput{parser: cfg.NewParser(cmd), sigs: newFailSigs()}
 	if logf != nil {
 		w.log = newCappedLog(logf, cfg.MaxOutput)
 	}
@@ -413,6 +415,12 @@ func (cp *crossPhase) runJob(ctx context.Context, key, label string, code Hypoth
 				}
 				if o != crossUnknown || m[t.String()] == crossUnknown {
 					m[t.String()] = o
+				}
+				if o == crossFail {
+					if cp.sig[key] == nil {
+						cp.sig[key] = map[string]string{}
+					}
+					cp.sig[key][p.name+"\x00"+t.String()] = w.sigs.of(t)
 				}
 			}
 		}
@@ -536,6 +544,12 @@ func (cp *crossPhase) finish(results []*result) {
 		}
 		r.Cross = c
 	}
+	weighCross(results, func(target, proposer, test string) crossOutcome {
+		return cp.out[cp.keys[target]][proposer][test]
+	}, func(target, proposer, test string) (string, string) {
+		k := proposer + "\x00" + test
+		return cp.sig[cp.keys[target]][k], cp.sig[cp.baseKey][k]
+	})
 }
 
 // ownPassed is what passed when the proposer's own judge part lay over its
@@ -564,6 +578,7 @@ type crossOutput struct {
 	mu     sync.Mutex
 	log    *cappedLog
 	parser TestParser
+	sigs   *failSigs // where each failing test failed (cross_sig.go)
 }
 
 func (w *crossOutput) Write(p []byte) (int, error) {
@@ -574,6 +589,9 @@ func (w *crossOutput) Write(p []byte) (int, error) {
 	}
 	if w.parser != nil {
 		_, _ = w.parser.Write(p)
+	}
+	if w.sigs != nil {
+		w.sigs.Write(p)
 	}
 	return len(p), nil
 }

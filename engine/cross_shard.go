@@ -219,11 +219,31 @@ func mergeCross(shards map[int]*Report, indexes []int, results []*Result, from m
 			}
 		}
 		r.Cross = c
+	}
+	// Weighed as an unsharded run weighs them (cross_weigh.go), from the
+	// outcomes alone: the shards' reports do not carry where a test failed.
+	rs := make([]*result, 0, len(results))
+	for _, r := range results {
+		rs = append(rs, &result{Result: r})
+	}
+	weighCross(rs, func(target, proposer, test string) crossOutcome {
+		switch targets(target)[proposer][test] {
+		case crossWordPass:
+			return crossPass
+		case crossWordFail:
+			return crossFail
+		}
+		return crossUnknown
+	}, nil)
+	for _, r := range results {
+		if r.Status != StatusPassed || r.Cross == nil {
+			continue
+		}
 		if r.RankKey != nil {
 			k := *r.RankKey
 			k.CrossFailed = crossFailedFrom(r)
 			if k.TestOutcomes != "" {
-				k.Outcomes = outcomesDigest(k.TestOutcomes, c)
+				k.Outcomes = outcomesDigest(k.TestOutcomes, r.Cross)
 			}
 			r.RankKey = &k
 		}

@@ -81,10 +81,21 @@ func (c *calcSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
 				<-ctx.Done() // a proposed test that never ends
 				return Outcome{ExitCode: -1, Signal: "SIGKILL"}, nil
 			}
-			if m[2] == "any" || calc(m[2]) == m[2]+"!" {
+			// "# expect 1,bug:2": calc(1) is "1!" and calc(2) is still
+			// "bug" (a test asserting an overfit's own behaviour). A
+			// failure says which expectation failed, as pytest's
+			// "file:line: AssertionError" does.
+			failed := 0
+			for i, x := range strings.Split(m[2], ",") {
+				if y, ok := strings.CutPrefix(x, "bug:"); ok && calc(y) != "bug" || !ok && x != "any" && calc(x) != x+"!" {
+					failed = i + 1
+					break
+				}
+			}
+			if failed == 0 {
 				fmt.Fprintf(job.Output, "ok %s\n", id)
 			} else {
-				fmt.Fprintf(job.Output, "FAIL %s\n", id)
+				fmt.Fprintf(job.Output, "____ %s ____\n%s:%d: AssertionError\nFAIL %s\n", m[1], p, failed, id)
 				exit = 1
 			}
 		}
@@ -523,3 +534,70 @@ func TestJudgedNoteOnlyForTestsItChanged(t *testing.T) {
 		t.Errorf("delete: %s %q", d.Status, str(d.Reason))
 	}
 }
+
+// A reproduction only its proposer passes demotes nobody. The overfit
+// (first in spec order, as small a diff) brings a test asserting its own
+// behaviour where the real fix differs (calc(2) stays "bug"): the fix
+// fails it, but elsewhere than the checkout fails it, and nobody else
+// passes it, so it is listed under unweighed and costs the fix nothing.
+// The fix's own regression test exposes the overfit, which fails it where
+// the checkout does: that weighs, and the fix wins. Before, each failed
+// the other's test, they tied, and the overfit won on spec order.
+func TestCrossSelfServingReproductionDemotesNobody(t *testing.T) {
+	cfg, _, _ := calcConfig(t,
+		hyp("baseline"),
+		hyp("overfit", file("calc.txt", "overfit:1\n"), file("tests/test_self.py", calcTestFile("test_self", "1,bug:2"))),
+		hyp("fix", file("calc.txt", "fixed\n"), file("tests/test_two.py", calcTestFile("test_two", "2"))),
+	)
+	rep := Run(context.Background(), cfg)
+	m := byName(rep)
+	if rep.Winner == nil || *rep.Winner != "fix" {
+		t.Fatalf("winner %v, want fix (overfit cross %+v, fix cross %+v)", rep.Winner, m["overfit"].Cross, m["fix"].Cross)
+	}
+	if c := m["fix"].Cross; c == nil || len(c.Failed) != 0 || len(c.Unweighed) != 1 || c.Unweighed[0].From != "overfit" {
+		t.Errorf("fix cross %+v, want the overfit's test unweighed", c)
+	}
+	if c := m["overfit"].Cross; c == nil || len(c.Failed) != 1 || c.Failed[0].From != "fix" {
+		t.Errorf("overfit cross %+v, want the fix's test weighed", c)
+	}
+}
+
+// The two must-holds. A general fix beats a narrow one whose test it
+// passes: the narrow fix fails the general one's test where the checkout
+// does. And where nobody says where a test failed, a claim still weighs
+// against a candidate whose own reproductions the proposer passes.
+func TestCrossGeneralFixBeatsNarrowWhoseTestItPasses(t *testing.T) {
+	cfg, _, _ := calcConfig(t,
+		hyp("baseline"),
+		hyp("narrow", file("calc.txt", "overfit:1\n"), file("tests/test_n.py", calcTestFile("test_n", "1"))),
+		hyp("general", file("calc.txt", "fixed\n"), file("tests/test_g.py", calcTestFile("test_g", "2"))),
+	)
+	rep := Run(context.Background(), cfg)
+	m := byName(rep)
+	if rep.Winner == nil || *rep.Winner != "general" || len(m["narrow"].Cross.Failed) != 1 || len(m["general"].Cross.Failed) != 0 {
+		t.Fatalf("winner %v, narrow cross %+v, general cross %+v", rep.Winner, m["narrow"].Cross, m["general"].Cross)
+	}
+	// Without locations: the general fix passes the narrow one's test, so
+	// its test weighs against the narrow one; the narrow one's claim
+	// against a candidate whose test it fails would not.
+	rs := []*result{
+		{Result: &Result{Name: "narrow", Status: StatusPassed, Cross: &Cross{Failed: []CrossRef{{From: "general", Test: "g"}}},
+			ProposedTests: []ProposedTest{{Path: "tests/test_n.py", Test: "test_n", Reproduces: ptr(true)}}}},
+		{Result: &Result{Name: "general", Status: StatusPassed, Cross: &Cross{Failed: []CrossRef{{From: "narrow", Test: "tests/test_n.py::test_n"}}},
+			ProposedTests: []ProposedTest{{Path: "tests/test_g.py", Test: "g", Reproduces: ptr(true)}}}},
+	}
+	out := map[string]crossOutcome{"general/narrow/tests/test_n.py::test_n": crossFail, "narrow/general/g": crossFail}
+	weighCross(rs, func(target, proposer, test string) crossOutcome { return out[target+"/"+proposer+"/"+test] }, nil)
+	if len(rs[0].Cross.Failed) != 0 || len(rs[1].Cross.Failed) != 0 {
+		t.Errorf("each fails the other's: neither weighs (narrow %+v, general %+v)", rs[0].Cross, rs[1].Cross)
+	}
+	out["general/narrow/tests/test_n.py::test_n"] = crossPass
+	rs[1].Cross = &Cross{Failed: []CrossRef{}}
+	rs[0].Cross = &Cross{Failed: []CrossRef{{From: "general", Test: "g"}}}
+	weighCross(rs, func(target, proposer, test string) crossOutcome { return out[target+"/"+proposer+"/"+test] }, nil)
+	if len(rs[0].Cross.Failed) != 1 {
+		t.Errorf("the general fix passes the narrow one's test: its own weighs (narrow %+v)", rs[0].Cross)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

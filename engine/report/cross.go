@@ -45,7 +45,7 @@ func writeCrossNotes(w io.Writer, r *Report) bool {
 	for _, h := range r.Hypotheses {
 		if h.Cross != nil {
 			ran = true
-			for _, c := range append(append([]CrossRef{}, h.Cross.Passed...), h.Cross.Failed...) {
+			for _, c := range append(append(append([]CrossRef{}, h.Cross.Passed...), h.Cross.Failed...), h.Cross.Unweighed...) {
 				repros[c.From+"\x00"+c.Test] = true
 			}
 		}
@@ -64,6 +64,16 @@ func writeCrossNotes(w io.Writer, r *Report) bool {
 			refs = append(refs, f.From+": "+f.Test)
 		}
 		fmt.Fprintf(w, "cross: %s fails %d reproduction(s) of other candidates (%s)\n", h.Name, len(refs), strings.Join(shortList(refs, 3), "; "))
+	}
+	for _, h := range r.Hypotheses {
+		if h.Cross == nil || len(h.Cross.Unweighed) == 0 {
+			continue
+		}
+		var refs []string
+		for _, f := range h.Cross.Unweighed {
+			refs = append(refs, f.From+": "+f.Test)
+		}
+		fmt.Fprintf(w, "cross: %s fails %d reproduction(s) only their proposer vouches for, not where the checkout fails them (%s): not counted\n", h.Name, len(refs), strings.Join(shortList(refs, 3), "; "))
 	}
 	if !failing && len(repros) > 0 {
 		fmt.Fprintf(w, "cross: every passing candidate passes the other candidates' %d reproduction(s)\n", len(repros))

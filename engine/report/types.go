@@ -290,6 +290,10 @@ type ProposedTest struct {
 type Cross struct {
 	Passed []CrossRef `json:"passed"`
 	Failed []CrossRef `json:"failed"`
+	// Unweighed: reproductions it fails that are only their proposer's
+	// claim (nobody else passes them, and it fails them elsewhere than
+	// the checkout does): they demote nobody (docs/report.md).
+	Unweighed []CrossRef `json:"unweighed,omitempty"`
 }
 
 // CrossRef names one reproduction: the candidate that proposed it and the
