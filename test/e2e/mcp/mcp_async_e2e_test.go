@@ -97,8 +97,12 @@ func TestMCPAsyncRunThenWaitIsTheSynchronousResult(t *testing.T) {
 	if res.IsError || started.State != "running" || started.RunID == "" || started.Winner != nil {
 		t.Fatalf("wait:false: %v %+v\n%s", res.IsError, started, e2e.Text(res))
 	}
-	if d := time.Since(start); d > 900*time.Millisecond {
-		t.Errorf("wait:false took %v: the run's commands sleep 1s, it must not wait for them", d)
+	// Not a timing target: a result in state running, no hypothesis
+	// finished, can only come before the run ended.
+	for _, h := range started.Hypotheses {
+		if h.Status != "queued" && h.Status != "running" {
+			t.Errorf("wait:false answered after %s finished (%v): it must not wait for the commands", h.Name, time.Since(start))
+		}
 	}
 	var done *mcpserver.RunDoc
 	for i := 0; i < 10 && (done == nil || done.State == "running"); i++ {
