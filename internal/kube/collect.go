@@ -58,6 +58,7 @@ func (c *Client) Collect(ctx context.Context, o CollectOptions) ([]Shard, error)
 		poll = 2 * time.Second
 	}
 	collected := map[int]Shard{}
+	pending := map[string]string{}
 	f := &follower{c: c, out: o.Progress, seen: map[string]bool{}}
 	ctx, cancel := context.WithCancel(ctx)
 	defer func() { cancel(); f.wg.Wait() }()
@@ -88,6 +89,12 @@ func (c *Client) Collect(ctx context.Context, o CollectOptions) ([]Shard, error)
 			}
 			if o.LogsDir == "" && o.Progress != nil && p.Status.Phase == corev1.PodRunning {
 				f.follow(ctx, p.Name, idx)
+			}
+			if why := unscheduled(p); why != "" && pending[p.Name] != why {
+				// A pod no node takes waits, and so would collect,
+				// silently: say why (the scheduler's own words).
+				pending[p.Name] = why
+				f.say("shard %d (pod %s) is not scheduled: %s\n", idx, p.Name, why)
 			}
 			if _, done := collected[idx]; done || p.Status.Phase != corev1.PodSucceeded {
 				continue
@@ -129,6 +136,26 @@ func (c *Client) Collect(ctx context.Context, o CollectOptions) ([]Shard, error)
 		case <-time.After(poll):
 		}
 	}
+}
+
+// unscheduled is why the scheduler has not placed a pending pod (its
+// PodScheduled condition, False: "0/3 nodes are available: 3 node(s)
+// didn't match Pod's node affinity/selector..."), "" once it has or while
+// it has not said.
+func unscheduled(p *corev1.Pod) string {
+	if p.Status.Phase != corev1.PodPending || p.Spec.NodeName != "" {
+		return ""
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			why := c.Reason
+			if c.Message != "" {
+				why += ": " + c.Message
+			}
+			return why + " (--node-selector, --toleration, --cpus and --pod-memory decide which nodes may take it)"
+		}
+	}
+	return ""
 }
 
 // shardCount is the Job's shard count: shadow's annotation, else its

@@ -49,6 +49,13 @@ func TestGitHubActionsExampleWorkflowShardsAndMerges(t *testing.T) {
 	if !ok1 || !ok2 || fmt.Sprint(mergeJob.Needs) != "shard" {
 		t.Fatalf("want jobs shard and merge (needs: shard), got %+v", wf.Jobs)
 	}
+	// --ref hypotheses and the shards' commit check need the history:
+	// the checkout must not be shallow.
+	for _, st := range shardJob.Steps {
+		if strings.HasPrefix(st.Uses, "actions/checkout@") && fmt.Sprint(st.With["fetch-depth"]) != "0" {
+			t.Errorf("the shard job checks out with fetch-depth %v, want 0 (the whole history)", st.With["fetch-depth"])
+		}
+	}
 	shards := shardJob.Strategy.Matrix["shard"]
 	if len(shards) != 4 {
 		t.Fatalf("matrix.shard = %v, want 4 indexes", shards)
@@ -71,14 +78,17 @@ func TestGitHubActionsExampleWorkflowShardsAndMerges(t *testing.T) {
 	runStep := func(dir, script string) ([]byte, error) {
 		c := e.Cmd()
 		c.Path, c.Args, c.Dir = "/bin/bash", []string{"bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script}, dir
-		c.Env = append(c.Env, "PATH="+bin+":"+os.Getenv("PATH"), "GITHUB_PATH="+filepath.Join(e.Dir, "github_path"))
+		c.Env = append(c.Env, "PATH="+bin+":"+os.Getenv("PATH"), "GITHUB_PATH="+filepath.Join(e.Dir, "github_path"),
+			"GITHUB_STEP_SUMMARY="+filepath.Join(e.Dir, "step_summary"))
 		return c.CombinedOutput()
 	}
 	merged := filepath.Join(e.Dir, "merge-job")
 	os.MkdirAll(merged, 0o755)
 	for _, s := range shards {
 		for _, st := range shardJob.Steps {
-			if st.Run == "" || strings.Contains(st.Run, "go install") {
+			// The runner's own setup (the install, the sysctl that gives
+			// overlay mode on a hosted runner) is not this machine's to do.
+			if st.Run == "" || strings.Contains(st.Run, "go install") || strings.Contains(st.Run, "sysctl") {
 				continue
 			}
 			script := strings.ReplaceAll(st.Run, "${{ matrix.shard }}", fmt.Sprint(s))
@@ -115,6 +125,10 @@ func TestGitHubActionsExampleWorkflowShardsAndMerges(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := e.Report(string(b))
+	// The job summary holds the ranked report, the winner named.
+	if sum, err := os.ReadFile(filepath.Join(e.Dir, "step_summary")); err != nil || whole.Winner == nil || !strings.Contains(string(sum), *whole.Winner) || !strings.Contains(string(sum), "```text") {
+		t.Errorf("the job summary ($GITHUB_STEP_SUMMARY) does not hold the ranked report: %v\n%s", err, sum)
+	}
 	if order(got) != order(whole) || got.Winner == nil || *got.Winner != *whole.Winner {
 		t.Errorf("the workflow's merged report ranks otherwise than one run:\n--- merged\n%s--- unsharded\n%s", order(got), order(whole))
 	}
