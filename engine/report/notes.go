@@ -38,6 +38,13 @@ func SameFailure(r *Report) string {
 	if strings.HasPrefix(reason, "command not found") || strings.Contains(reason, "No module named") {
 		what = "the command cannot run here: install it where the command runs, or give the command the project uses"
 	}
+	if r.Subdir != "" && r.Subdir != "." {
+		// The command ran in the current directory's counterpart (docs/cli.md,
+		// -C): a suite that must run at the root fails there in every
+		// hypothesis alike (an import of the project's own module, no
+		// go.mod, no package.json).
+		what = fmt.Sprintf("the command ran in %s/, the counterpart of the directory shadow was started in; if it must run at the workspace root, run shadow there (cd %s) or give -C %s from outside it; otherwise %s", r.Subdir, r.Workspace, r.Workspace, what)
+	}
 	return fmt.Sprintf("no hypothesis passed: %s failed the same way (%s): %s", every, reason, what)
 }
 

@@ -69,3 +69,22 @@ func TestTextRowSaysTheRankedLines(t *testing.T) {
 		t.Errorf("rows:\n%s", b.String())
 	}
 }
+
+// Every hypothesis failing alike in a subdirectory: the line says the
+// command ran there and how to run it at the root, before blaming the
+// environment (a pytest run from tests/ that cannot import the project).
+func TestSameFailureInASubdirectorySaysWhere(t *testing.T) {
+	why := "collection error in test_calc.py: No module named 'calc'"
+	r := &Report{Workspace: "/src/proj", Subdir: "tests", Hypotheses: []*Result{
+		{Name: "a", Status: StatusFailed, Reason: &why}, {Name: "b", Status: StatusFailed, Reason: &why}}}
+	got := SameFailure(r)
+	for _, want := range []string{"the command ran in tests/", "cd /src/proj", "-C /src/proj", "install it where the command runs"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in %q", want, got)
+		}
+	}
+	r.Subdir = ""
+	if got := SameFailure(r); strings.Contains(got, "ran in") {
+		t.Errorf("at the root: %q", got)
+	}
+}

@@ -189,7 +189,11 @@ func planRun(ctx context.Context, specPath string, f *runFlags, s Streams, versi
 	if f.quiet {
 		o.Notices = io.Discard
 	}
-	return run.NewPlan(ctx, spec, specDir, o)
+	p, err := run.NewPlan(ctx, spec, specDir, o)
+	if err != nil {
+		return nil, outsideRepoHint(err, f.opts.Dir, cwd)
+	}
+	return p, nil
 }
 
 // execute runs a validated plan with the UI the flags and the terminal
