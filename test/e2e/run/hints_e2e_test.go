@@ -1,4 +1,6 @@
-package main
+//go:build linux
+
+package run
 
 import (
 	"os"
@@ -6,16 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shadow-dev/shadow/test/e2e"
 )
 
 // The hints a newcomer's first mistakes get, through the binary: a command
 // that lives in the host's /tmp (private in each hypothesis), and a suite
 // started from a subdirectory that must run at the root.
 func TestE2EHintsForTmpAndSubdirectory(t *testing.T) {
-	e := newEnv(t)
-	e.write("go.mod", "module x\n", 0o644)
-	e.write("sub/keep", "", 0o644)
-	if out, err := exec.Command("git", "init", "-q", e.ws).CombinedOutput(); err != nil {
+	e := e2e.NewEnv(t)
+	e.Write("go.mod", "module x\n", 0o644)
+	e.Write("sub/keep", "", 0o644)
+	if out, err := exec.Command("git", "init", "-q", e.WS).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	host, err := os.MkdirTemp("", "shadow-hint-")
@@ -25,9 +29,9 @@ func TestE2EHintsForTmpAndSubdirectory(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(host) })
 	script := filepath.Join(host, "run.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\necho 1 passed, 0 failed\n"), 0o755)
-	spec := e.spec(map[string]any{"hypotheses": []map[string]any{{"name": "baseline"}, {"name": "b", "delete": []string{"sub/keep"}}}})
+	spec := e.Spec(map[string]any{"hypotheses": []map[string]any{{"name": "baseline"}, {"name": "b", "delete": []string{"sub/keep"}}}})
 
-	out, stderr, code := e.shadow("--headless", "--no-record", "-C", e.ws, spec, "--", script)
+	out, stderr, code := e.Shadow("--headless", "--no-record", "-C", e.WS, spec, "--", script)
 	if code != 1 {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)
 	}
@@ -35,15 +39,15 @@ func TestE2EHintsForTmpAndSubdirectory(t *testing.T) {
 		t.Errorf("no /tmp hint (%q):\n%s", want, out)
 	}
 	// With --tmp shared it runs.
-	if out, stderr, code := e.shadow("--headless", "--no-record", "--tmp", "shared", "-C", e.ws, spec, "--", script); code != 0 {
+	if out, stderr, code := e.Shadow("--headless", "--no-record", "--tmp", "shared", "-C", e.WS, spec, "--", script); code != 0 {
 		t.Errorf("--tmp shared: exit %d\n%s%s", code, out, stderr)
 	}
 
 	// From sub/: the command runs in sub's counterpart, where go.mod is not.
-	c := e.cmd("--headless", "--no-record", spec, "--", "sh", "-c", "test -f go.mod || { echo 'go: cannot find main module'; exit 1; }")
-	c.Dir = filepath.Join(e.ws, "sub")
+	c := e.Cmd("--headless", "--no-record", spec, "--", "sh", "-c", "test -f go.mod || { echo 'go: cannot find main module'; exit 1; }")
+	c.Dir = filepath.Join(e.WS, "sub")
 	b, _ := c.CombinedOutput()
-	if !strings.Contains(string(b), "the command ran in sub/, the counterpart of the directory shadow was started in") || !strings.Contains(string(b), "cd "+e.ws) {
+	if !strings.Contains(string(b), "the command ran in sub/, the counterpart of the directory shadow was started in") || !strings.Contains(string(b), "cd "+e.WS) {
 		t.Errorf("no subdirectory hint:\n%s", b)
 	}
 }
