@@ -47,6 +47,9 @@ func (r Recovered) Describe() string { return "" }
 type SealOptions struct {
 	Require, Off bool
 	Writable     []string
+	// Hidden are paths the sealed command may not read: shadow's own
+	// dirs (sandbox.ShadowDirs), besides the state dir.
+	Hidden []string
 }
 
 // Seal returns s: in-place mode is refused on this system anyway.

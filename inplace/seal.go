@@ -22,6 +22,9 @@ import (
 type SealOptions struct {
 	Require, Off bool
 	Writable     []string
+	// Hidden are paths the sealed command may not read: shadow's own
+	// dirs (sandbox.ShadowDirs), besides the state dir.
+	Hidden []string
 }
 
 // Seal sets how commands are sealed and returns s.
@@ -74,5 +77,8 @@ func (s *Sandbox) sealed(ws string, env []string) (*landlock.Policy, []string, f
 		return nil, nil, none, err
 	}
 	write := append([]string{ws, tmp, cache}, s.seal.Writable...)
-	return &landlock.Policy{Write: write, Devices: landlock.DefaultDevices, Required: s.seal.Require}, env, cleanup, nil
+	// Not even readable: shadow's state (its integrity key, records,
+	// this run's journal) but the caches above.
+	hidden := append([]string{s.stateDir}, s.seal.Hidden...)
+	return &landlock.Policy{Write: write, Hidden: hidden, Devices: landlock.DefaultDevices, Required: s.seal.Require}, env, cleanup, nil
 }

@@ -98,7 +98,7 @@ func Open(c Config) (engine.Sandbox, error) {
 	var sb engine.Sandbox
 	switch c.Mode {
 	case string(engine.ModeInplace):
-		sb = inplace.New(stateDir, notices).Seal(inplace.SealOptions{Require: c.RequireSeal, Writable: c.Writable})
+		sb = inplace.New(stateDir, notices).Seal(inplace.SealOptions{Require: c.RequireSeal, Writable: c.Writable, Hidden: hide})
 	case string(engine.ModeCopy):
 		base, err := copyBase(c.Store, c.Workspace)
 		if err != nil {
@@ -127,7 +127,7 @@ func Open(c Config) (engine.Sandbox, error) {
 			sb = newCopy(d.copyBase)
 		default:
 			fmt.Fprintf(notices, "shadow: overlay unavailable (%s) and no copy can be made (%v), running hypotheses one at a time in the checkout, which is restored after each; `shadow probe` says why and how to fix it\n", shortReason(v), d.copyErr)
-			sb = inplace.New(stateDir, notices).Seal(inplace.SealOptions{Require: c.RequireSeal, Writable: c.Writable})
+			sb = inplace.New(stateDir, notices).Seal(inplace.SealOptions{Require: c.RequireSeal, Writable: c.Writable, Hidden: hide})
 		}
 	default:
 		return nil, &Refusal{Msg: fmt.Sprintf("--mode %s: want auto, overlay, copy or inplace", c.Mode)}

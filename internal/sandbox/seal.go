@@ -58,7 +58,7 @@ func (l LandlockStatus) line() string {
 }
 
 // protectionSealed says what copy mode guards against with Landlock.
-const protectionSealed = "a hostile command, by Landlock: each hypothesis runs as you in its own copy of the workspace and may write only there, its private TMPDIR and caches; it cannot signal or ptrace shadow. Only namespaces close the rest: a PID namespace's reaping of what escapes the helper, a private loopback"
+const protectionSealed = "a hostile command, by Landlock: each hypothesis runs as you in its own copy of the workspace and may write only there, its private TMPDIR and caches; it reads no running sibling's copy nor shadow's state dir, opens no terminal (/dev is granted by node), makes no SysV IPC, message queue or key; it cannot signal or ptrace shadow. Only namespaces close the rest: a PID namespace's reaping of what escapes the helper, a private loopback"
 
 // sealExplain adds the landlock status to the probe's explanation and,
 // where it seals copy mode, says so in place of "accidents only".

@@ -67,7 +67,13 @@ func (s *Sandbox) sealed(dir, tree string, env []string, net bool, ports []uint1
 		}
 	}
 	write := append([]string{tree, tmp, cache}, s.opts.Writable...)
-	return &landlock.Policy{Write: write, Devices: landlock.DefaultDevices, Net: net, Ports: ports, Required: s.opts.RequireSeal}, env, release, nil
+	// Not even readable: the running siblings' copies (their fixes) and
+	// caches, and shadow's own dirs (its integrity key, records).
+	hidden := append([]string{s.base}, s.opts.Exclude...)
+	if s.opts.CacheDir != "" {
+		hidden = append(hidden, s.opts.CacheDir)
+	}
+	return &landlock.Policy{Write: write, Hidden: hidden, Devices: landlock.DefaultDevices, Net: net, Ports: ports, Required: s.opts.RequireSeal}, env, release, nil
 }
 
 // seedCache makes cache a copy of the home layer's generation layer (""

@@ -113,17 +113,27 @@ func (s *Sealer) seal() prepared {
 		return prepared{err: err, guard: -1}
 	}
 	r := prepared{sealed: Sealed{ABI: abi}, guard: -1}
-	if abi < resolveUnixABI && !guardOff {
+	// SysV IPC, POSIX message queues and keys outlive the command
+	// (ipcfilter_linux.go).
+	if err := RefuseIPC(true); err != nil {
+		if !p.Required {
+			err = &ErrUnsealed{Why: err}
+		}
+		return prepared{err: err, guard: -1}
+	}
+	// The guard stays at ABI 9 too, for the metadata calls no Landlock
+	// right covers (metacalls_linux.go).
+	if !guardOff {
 		fd, err := -1, guardUsable()
 		if err == nil {
-			fd, err = installSockFilter()
+			fd, err = installSockFilter(true)
 		}
 		switch {
 		case errors.Is(err, unix.EBUSY):
 			// Shadow inside a sealed command: the outer guard, whose
 			// filter this thread carries, answers.
 		case err != nil:
-			r.sealed.Open = "pathname unix sockets reachable: " + err.Error()
+			r.sealed.Open = "pathname unix sockets and metadata outside reachable: " + err.Error()
 		default:
 			r.guard = fd
 		}
@@ -198,17 +208,17 @@ func (p Policy) restrictThread() (int, error) {
 	if !p.Net {
 		cfg.HandledAccessNet = 0
 	}
-	rules := []ll.Rule{
-		// Read and execute everything: the command needs its toolchain
-		// and the user's caches, as bubblewrap's --ro-bind / / and
-		// Codex's Landlock policy give.
-		ll.RODirs("/"),
+	// Read and execute everything but /dev (granted by node) and the
+	// hidden paths: the command needs its toolchain and the user's
+	// caches, as bubblewrap's --ro-bind / / and Codex's Landlock policy
+	// give (readable_linux.go).
+	rules := append(readRules(p.Hidden),
 		// Refer: renames and links between directories (a build moving
 		// a temp file into place) are refused without it (EXDEV).
 		// Resolve-unix (ABI 9): the sockets the command binds there.
 		ll.RWDirs(p.Write...).WithRefer().WithResolveUnix(),
 		ll.RWFiles(p.Devices...).IgnoreIfMissing(),
-	}
+	)
 	for _, port := range p.Ports {
 		rules = append(rules, ll.ConnectTCP(port), ll.BindTCP(port))
 	}

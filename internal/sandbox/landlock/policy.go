@@ -16,6 +16,10 @@ type Policy struct {
 	// skipped where missing. Not their ioctls: TIOCSTI into a terminal
 	// stays refused (ABI ≥ 5).
 	Devices []string `json:"devices,omitempty"`
+	// Hidden are paths the command may not even read (shadow's state
+	// dir, the running siblings' copies), besides /dev but for its
+	// harmless nodes: readable_linux.go.
+	Hidden []string `json:"hidden,omitempty"`
 	// Net restricts TCP (and UDP from ABI 10) bind and connect to Ports:
 	// --net isolated. Landlock rules name ports, not addresses, so a
 	// port allowed here is allowed on every address.
@@ -49,7 +53,9 @@ func What(abi int, net bool) string {
 	if abi <= 0 {
 		return ""
 	}
-	parts := []string{"writes only its own copy, private TMPDIR and caches", "no ptrace of shadow"}
+	parts := []string{"writes only its own copy, private TMPDIR and caches",
+		"reads no sibling's copy nor shadow's state", "no terminal: /dev by node",
+		"no SysV IPC, message queues or keys", "no ptrace of shadow"}
 	if abi >= 6 {
 		parts = append(parts, "no signals or abstract unix sockets outside its domain")
 	}

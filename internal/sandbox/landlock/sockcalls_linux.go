@@ -275,7 +275,7 @@ func (g *sockGuard) dest(t target, s int, sa []byte) ([]byte, func(), unix.Errno
 		if i := bytes.IndexByte(p, 0); i >= 0 {
 			p = p[:i]
 		}
-		fd, errno := g.resolve(t, string(p))
+		fd, errno := g.resolve(t, s, string(p))
 		if errno != 0 {
 			return nil, none, errno
 		}
@@ -299,8 +299,9 @@ func (g *sockGuard) dest(t target, s int, sa []byte) ([]byte, func(), unix.Errno
 
 // resolve opens pathname socket p as the caller names it (relative to
 // its working directory; /proc/self as the caller's) and returns an
-// O_PATH fd of it when it lies beneath a root.
-func (g *sockGuard) resolve(t target, p string) (int, unix.Errno) {
+// O_PATH fd of it when it lies beneath a root (or, for a guard of
+// overlay mode, when own says it is the command's: GuardSockets).
+func (g *sockGuard) resolve(t target, s int, p string) (int, unix.Errno) {
 	for _, self := range []string{"/proc/self/", "/proc/thread-self/"} {
 		if rest, ok := strings.CutPrefix(p, self); ok {
 			p = "/proc/" + strconv.Itoa(t.tid) + "/" + rest
@@ -320,6 +321,13 @@ func (g *sockGuard) resolve(t target, p string) (int, unix.Errno) {
 		if e, ok := err.(unix.Errno); ok && (e == unix.ENOENT || e == unix.ENOTDIR || e == unix.ELOOP || e == unix.ENAMETOOLONG) {
 			return -1, e // what connect(2) says of such a path
 		}
+		return -1, unix.EACCES
+	}
+	if g.own != nil {
+		if g.own(s, fd) {
+			return fd, 0
+		}
+		unix.Close(fd)
 		return -1, unix.EACCES
 	}
 	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))

@@ -39,7 +39,9 @@ type sysnos struct {
 const x32 = 0x40000000
 
 // sockFilter is the guard's BPF program for this architecture.
-func sockFilter() ([]unix.SockFilter, error) {
+// With meta, the calls that change a file's metadata go to the helper
+// too (metacalls_linux.go), their compat forms refused.
+func sockFilter(meta bool) ([]unix.SockFilter, error) {
 	var native, compat sysnos
 	switch runtime.GOARCH {
 	case "amd64":
@@ -77,6 +79,11 @@ func sockFilter() ([]unix.SockFilter, error) {
 	a.jeq(native.sendmsg, "notify", "")
 	a.jeq(native.sendmmsg, "notify", "")
 	a.jeq(native.uring, "nosys", "")
+	if meta {
+		for _, c := range metaCalls {
+			a.jeq(c.nr, "notify", "")
+		}
+	}
 	a.jeq(native.sendto, "", "allow")
 	// sendto with a NULL dest_addr (send(2), as libc makes it) goes to the
 	// connected peer: nothing to check.
@@ -93,6 +100,11 @@ func sockFilter() ([]unix.SockFilter, error) {
 		a.jeq(compat.socketcall, "deny", "")
 	}
 	a.jeq(compat.uring, "nosys", "")
+	if meta {
+		for _, nr := range compatMetaCalls {
+			a.jeq(nr, "deny", "")
+		}
+	}
 	a.jeq(compat.sendto, "", "allow")
 	a.ld(offArg4Lo) // 32-bit arguments: the low half is all of it
 	a.jeq(0, "allow", "deny")
@@ -113,8 +125,8 @@ func sockFilter() ([]unix.SockFilter, error) {
 // already has a listener in its filter chain (shadow run inside a
 // sealed command) gets EBUSY: the outer guard then stays the one that
 // answers.
-func installSockFilter() (int, error) {
-	prog, err := sockFilter()
+func installSockFilter(meta bool) (int, error) {
+	prog, err := sockFilter(meta)
 	if err != nil {
 		return -1, err
 	}
@@ -170,6 +182,11 @@ func (a *asm) label(name string) {
 
 func (a *asm) ld(off uint32) {
 	a.emit(unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: off}, "", "")
+}
+
+// and masks the accumulator with k.
+func (a *asm) and(k uint32) {
+	a.emit(unix.SockFilter{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: k}, "", "")
 }
 
 func (a *asm) ret(k uint32) { a.emit(unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: k}, "", "") }

@@ -31,6 +31,10 @@ type sockGuard struct {
 	// (a connect performed by the helper is outside the domain).
 	net   bool
 	ports []uint16
+	// own, when set, decides pathname sockets instead of roots: it is
+	// given the command's socket and an O_PATH fd of the socket file
+	// (GuardSockets).
+	own func(sock, file int) bool
 	// helper is the process whose descendants own the abstract sockets
 	// the command may reach (its own domain's, as Landlock's scope
 	// allows).
@@ -180,6 +184,9 @@ func (g *sockGuard) handle(n seccompNotif) (int64, unix.Errno) {
 	case unix.SYS_SENDMMSG:
 		return g.sendmmsg(n.ID, t, int(a[0]), uintptr(a[1]), int(a[2]), int(a[3]))
 	}
+	if c, ok := metaCallOf(n.Nr); ok && g.own == nil {
+		return g.meta(n.ID, t, c, a)
+	}
 	return 0, unix.ENOSYS
 }
 
@@ -317,3 +324,26 @@ var (
 	guardOnce sync.Once
 	guardErr  error
 )
+
+// GuardSockets puts the calling thread (locked by the caller, with
+// no_new_privs set) and what it forks under the socket guard's filter,
+// for a sandbox that decides by itself which pathname sockets are the
+// command's (overlay mode: own is given the command's socket and an
+// O_PATH fd of the socket file it names, after symlinks). serve, called
+// once the command is forked, answers its calls from other threads of
+// the caller until no process under the filter is left; the thread
+// itself must make no socket call of the kinds the filter sends
+// (connect, sendmsg, sendmmsg, addressed sendto). An error says why the
+// guard could not be installed (pidfd_getfd refused, a guard already
+// above: EBUSY); nothing is installed then.
+func GuardSockets(own func(sock, file int) bool) (serve func(), err error) {
+	if err := guardUsable(); err != nil {
+		return nil, err
+	}
+	fd, err := installSockFilter(false)
+	if err != nil {
+		return nil, err
+	}
+	g := &sockGuard{fd: fd, own: own, helper: os.Getpid()}
+	return g.serve, nil
+}

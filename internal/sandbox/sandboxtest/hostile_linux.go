@@ -33,6 +33,7 @@ func runHostile(t *testing.T, s *suite) {
 	t.Run("TIOCSTI", s.tiocsti)
 	t.Run("GitWorktree", s.gitWorktree)
 	runSeal(t, s)    // seal_linux.go: $HOME, /tmp and the system outside the workspace
+	runEdges(t, s)   // edges_linux.go: terminals, late sockets, IPC and keys
 	runNetwork(t, s) // network_linux.go: siblings', the host's and the user's servers
 }
 

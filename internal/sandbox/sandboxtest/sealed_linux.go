@@ -45,6 +45,9 @@ func RunSealed(t *testing.T, factory Factory, p Promises) {
 	t.Run("TmuxAndPathnameSockets", s.sealedSockets)
 	t.Run("SignalShadow", s.sealedSignal)
 	t.Run("PtraceShadow", s.sealedPtrace)
+	runEdges(t, s)
+	t.Run("SiblingsAndKeyUnread", s.sealedReader)
+	t.Run("MetadataOutside", s.sealedMetadata)
 }
 
 // realKey is an integrity key as shadow writes it (64 hex digits), so
