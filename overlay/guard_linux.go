@@ -52,7 +52,7 @@ func (s *Sandbox) guard(job engine.Job, cfg *initConfig, netFD int) (*jobGuard, 
 		g.net.Close()
 		return nil, err
 	}
-	cfg.LimitConfig = nsinit.LimitConfig{OOMScoreAdj: g.lim.oomAdj, NProc: g.lim.nproc}
+	cfg.LimitConfig = nsinit.LimitConfig{OOMScoreAdj: g.lim.oomAdj, NProc: g.lim.nproc, TmpBytes: tmpCap(jobs, s.limits.MemoryBytes)}
 	return g, nil
 }
 

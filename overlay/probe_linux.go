@@ -62,13 +62,12 @@ func TmpSandboxes() string { return filepath.Join(TmpRoot(), "sandboxes") }
 
 // What each mode guards against, for the verdict and `shadow probe`.
 const (
-	protectionOverlay = "a hostile command: each hypothesis in its own namespaces, shadow's directories and servers' sockets masked, no capabilities, no inherited descriptors, no controlling terminal; it can still write what you can outside the workspace (docs/internals.md: Limits)"
 	protectionInplace = "accidents only: the command runs as you in the checkout itself, with no namespace, and can write whatever you can"
 )
 
 func (v Verdict) overlay(st *initStatus, upper string) Verdict {
 	v.Mode, v.Options, v.Proc, v.Upper = string(engine.ModeOverlay), []string{st.Options}, st.Proc, upper
-	v.Protection = protectionOverlay
+	v.Protection = ProtectionLine()
 	v.Reason = "overlayfs mounts in a new mount namespace"
 	if v.UserNS {
 		v.Reason += " inside an unprivileged user namespace"
@@ -160,11 +159,11 @@ func CachedProbe(base, cacheFile, version string) Verdict {
 			var v Verdict
 			if json.Unmarshal(b, &v) == nil && v.BootID == boot && boot != "" && v.Version == version && v.Base == base {
 				v.Cached = true
-				if v.Protection == "" { // cached by a build without it
-					v.Protection = protectionInplace
-					if v.Mode == string(engine.ModeOverlay) {
-						v.Protection = protectionOverlay
-					}
+				// What the mode protects against is this build's to say,
+				// not the cache's.
+				v.Protection = protectionInplace
+				if v.Mode == string(engine.ModeOverlay) {
+					v.Protection = ProtectionLine()
 				}
 				return v
 			}

@@ -403,9 +403,12 @@ func startInitHook(ctx context.Context, cfg initConfig, env []string, output io.
 // copy-up keep owners and modes; NET_ADMIN brings lo up in the hypothesis's
 // own network namespace (every --net but host);
 // SETPCAP lets it empty the bounding set before the command starts.
+// An IPC namespace of its own: the SysV segments, message queues and
+// semaphores and the POSIX message queues a command makes go with it
+// (ipc_namespaces(7)), and it reaches no one else's.
 func sysProcAttr(ownNet bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{
-		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC,
 		Pdeathsig:  syscall.SIGKILL,
 	}
 	if ownNet {

@@ -55,6 +55,10 @@ type LimitConfig struct {
 	// before shadow or a sibling's smaller tree (proc(5)). Raising it
 	// needs no privilege.
 	OOMScoreAdj int `json:"oom_score_adj,omitempty"`
+	// TmpBytes caps each private tmpfs (/tmp, /var/tmp, /dev/shm), in
+	// bytes; 0: a quarter of RAM (overlay's tmpcap_linux.go says why it
+	// is a share of what shadow may use).
+	TmpBytes int64 `json:"tmp_bytes,omitempty"`
 	// NProc, when not 0, is RLIMIT_NPROC for the command. Since Linux 5.14
 	// the count it is checked against is per user namespace (ucounts,
 	// commit 21d1c5e386bc "Reimplement RLIMIT_NPROC on top of ucounts"):

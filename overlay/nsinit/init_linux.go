@@ -15,6 +15,7 @@ import (
 	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/quietterm"
 	"github.com/shadow-dev/shadow/internal/sandbox/entry"
+	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
 )
 
 // point is the sandbox init in shadow's table of hidden entry points. It
@@ -93,6 +94,9 @@ func runInit() int {
 		return 0
 	}
 	exit, sig, err := runCommand(&cfg)
+	if guardErr != nil {
+		st.Warnings = append(st.Warnings, "pathname unix sockets outside the shadow stayed reachable but for those listed at start (the socket guard: "+guardErr.Error()+")")
+	}
 	if err != nil {
 		st.Stage, st.Error, st.Errno = "start command", err.Error(), ErrnoName(err)
 		report(st)
@@ -150,6 +154,23 @@ func runCommand(cfg *Config) (exit int, sig string, err error) {
 	// controlling one without CAP_SYS_ADMIN; bubblewrap's CVE-2017-5226).
 	// The session's process group is the command's pid, so kill(-pid)
 	// still reaches the group.
+	// Keys outlive the command in the user keyring (for root, whom no
+	// user namespace separates, the host's) and in the session keyring
+	// it inherits from shadow: add_key, keyctl and request_key are
+	// refused, as Docker's default seccomp profile does. SysV IPC and
+	// POSIX message queues are the command's own in its IPC namespace.
+	if err := landlock.RefuseIPC(false); err != nil {
+		return 0, "", fmt.Errorf("refuse keyrings: %w", err)
+	}
+	// Pathname unix sockets, decided at connect (sockets_linux.go).
+	var serve func()
+	if procFresh {
+		if serve, err = landlock.GuardSockets(ownSocket); err != nil {
+			guardErr = err
+		}
+	} else {
+		guardErr = errors.New("no /proc of the hypothesis's own")
+	}
 	pid, err := syscall.ForkExec(argv0, cfg.Argv, &syscall.ProcAttr{
 		Dir:   cfg.Dir,
 		Env:   os.Environ(),
@@ -159,6 +180,9 @@ func runCommand(cfg *Config) (exit int, sig string, err error) {
 	devnull.Close()
 	if err != nil {
 		return 0, "", fmt.Errorf("%s: %w", cfg.Argv[0], err)
+	}
+	if serve != nil {
+		go serve()
 	}
 	// The command inherited the raised oom_score_adj; the init goes back
 	// to its own, so a hypothesis over its memory cap loses a process of
@@ -187,6 +211,9 @@ func runCommand(cfg *Config) (exit int, sig string, err error) {
 		return ws.ExitStatus(), "", nil
 	}
 }
+
+// guardErr says why the socket guard is missing, if it is.
+var guardErr error
 
 // ErrnoName is err's errno as its name (EPERM), "" when it has none.
 func ErrnoName(err error) string {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +27,9 @@ func setupMounts(cfg *Config) (Status, error) {
 	// namespace through a shared peer group (mount_namespaces(7)).
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fail("make / private", err)
+	}
+	if cfg.TmpBytes > 0 {
+		tmpSize = "size=" + strconv.FormatInt(cfg.TmpBytes, 10)
 	}
 	if cfg.RAM > 0 {
 		fd, err := mountRAM(cfg.Root, cfg.RAM)
@@ -118,6 +122,9 @@ func setupMounts(cfg *Config) (Status, error) {
 	if err != nil {
 		return fail(stage, err)
 	}
+	for _, d := range fresh {
+		noteOwnMount(d)
+	}
 	for _, l := range layers {
 		for _, d := range fresh {
 			if within(l.target, d) {
@@ -185,6 +192,7 @@ func setupMounts(cfg *Config) (Status, error) {
 			}
 			return fail(stage, lastErr)
 		}
+		noteOwnMount(l.target)
 		if stage, err := bindSubmounts(subs[i]); err != nil {
 			return fail(stage, err)
 		}
@@ -203,6 +211,7 @@ func setupMounts(cfg *Config) (Status, error) {
 	// still works, it just sees the outer PIDs.
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err == nil {
 		st.Proc = true
+		procFresh = true
 	}
 	if env, stage, err := setupNet(cfg); err != nil {
 		return fail(stage, err)
@@ -228,18 +237,25 @@ func setupMounts(cfg *Config) (Status, error) {
 			return fail("delete through overlay", err)
 		}
 	}
-	if os.Getuid() == 0 {
-		for _, l := range layers {
-			if within(l.target, "/dev") {
-				return fail("make a minimal /dev", fmt.Errorf("%s is under /dev, which a root hypothesis gets a fresh minimal copy of: move the workspace elsewhere", l.target))
-			}
+	for _, l := range layers {
+		if within(l.target, "/dev") {
+			return fail("make a minimal /dev", fmt.Errorf("%s is under /dev, which a hypothesis gets a fresh minimal copy of: move the workspace elsewhere", l.target))
 		}
+	}
+	if os.Getuid() == 0 {
 		// No user namespace: the command will be uid 0 of the host, and
 		// uid 0 without capabilities still opens root-owned files by their
 		// owner bits (block devices, /proc/sys, sysfs).
 		if stage, err := restrictRoot(st.Proc); err != nil {
 			return fail(stage, err)
 		}
+	}
+	// Every hypothesis, root or not, gets the same minimal /dev: the
+	// host's holds the user's terminals (/dev/pts/N, /dev/tty*), which
+	// the user may open, and whoever reads one takes what is typed there
+	// (root_linux.go).
+	if err := minimalDev(); err != nil {
+		return fail("make a minimal /dev", err)
 	}
 	if stage, err := mask(cfg.Masks); err != nil {
 		return fail(stage, err)

@@ -74,9 +74,6 @@ func restrictRoot(freshProc bool) (string, error) {
 			return "mask " + p, err
 		}
 	}
-	if err := minimalDev(); err != nil {
-		return "make a minimal /dev", err
-	}
 	return "", nil
 }
 
@@ -121,9 +118,10 @@ func minimalDev() error {
 	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
 		return fmt.Errorf("mount devpts: %w", err)
 	}
-	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,"+tmpSize); err != nil {
 		return fmt.Errorf("mount /dev/shm: %w", err)
 	}
+	noteOwnMount("/dev/shm")
 	for link, target := range map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
 		if err := os.Symlink(target, "/dev/"+link); err != nil {
 			return err

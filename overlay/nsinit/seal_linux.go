@@ -33,10 +33,11 @@ import (
 // read-only changes this namespace's mount only (mount_setattr(2),
 // MOUNT_ATTR_RDONLY), never the filesystem, so the host keeps writing.
 
-// tmpSize caps each private tmpfs: a quarter of RAM (tmpfs(5) takes a
-// percentage), where tmpfs's own default is half. Pages a hypothesis puts
-// there count against its memory cgroup where one is set (--memory).
-const tmpSize = "size=25%"
+// tmpSize caps each private tmpfs: LimitConfig.TmpBytes, else a quarter
+// of RAM (tmpfs(5) takes a percentage), where tmpfs's own default is
+// half. Pages a hypothesis puts there count against its memory cgroup
+// where one is set (--memory). setupMounts sets it.
+var tmpSize = "size=25%"
 
 // tmpDirs are the host's shared temporary directories.
 var tmpDirs = []string{"/tmp", "/var/tmp"}
@@ -72,14 +73,8 @@ func mountTmp(shared, root bool) (writable, fresh []string, stage string, err er
 		}
 		writable = append(writable, d)
 	}
-	// As root the init replaces all of /dev, a private /dev/shm included
-	// (root_linux.go).
-	if !root && isDir("/dev/shm") {
-		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,"+tmpSize); err != nil {
-			return nil, nil, "mount tmpfs on /dev/shm", err
-		}
-		writable = append(writable, "/dev/shm")
-	}
+	// The init replaces all of /dev later, a private /dev/shm included
+	// (minimalDev in root_linux.go).
 	return writable, fresh, "", nil
 }
 
