@@ -36,10 +36,13 @@ func readRules(hidden []string) []ll.Rule {
 		if !filepath.IsAbs(h) {
 			continue
 		}
-		if r, err := filepath.EvalSymlinks(h); err == nil {
-			h = r
+		// A path that does not exist hides nothing (and walking down to
+		// it would grant each entry of its parents one by one).
+		r, err := filepath.EvalSymlinks(h)
+		if err != nil {
+			continue
 		}
-		hs = append(hs, filepath.Clean(h))
+		hs = append(hs, filepath.Clean(r))
 	}
 	var grant []string
 	var walk func(dir string)
