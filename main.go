@@ -27,7 +27,8 @@ func main() {
 	// process helper of copy and in-place modes, took this process over
 	// in their packages' init already, before the heavy packages'; the
 	// others are dispatched here, before any flag parsing or output.
-	// Descriptors inherited from the caller must reach no command (issue 10).
+	// Descriptors inherited from the caller must reach no command: only
+	// 0-2 do (docs/modes.md, "overlay": what the seal holds).
 	overlay.CloseInheritedFDs()
 	// The node side of --remote, started over ssh by another shadow.
 	entry.Dispatch()

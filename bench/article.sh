@@ -5,8 +5,8 @@
 # test, revert; three times) against one shadow run of the three as
 # hypotheses. Side by side in alternating pairs, warm target/; medians of
 # the wall clock and of the CPU time (user + system of everything each
-# side ran). The target (issue 31's first figure): shadow at most the
-# loop's CPU and below its wall.
+# side ran). The target: shadow at most the loop's CPU and below its
+# wall.
 # usage: bench/article.sh [PAIRS]   (default 7)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints copy mode's cost figures (issue 13):
+# Prints copy mode's cost figures (docs/figures.md):
 #   1. copy cost per hypothesis (the report's copy_ms / hypotheses, and
 #      bytes) on a small project, on one with ~160 MB of node_modules and on
 #      the 100k-file workspace of bench/overhead.sh: a plain copy on this

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# What the cross phase costs (issue 22): a run of 6 candidates, 3 of which
-# bring a test with their fix (a new test file, a test appended to the
-# existing file, a second new file), plus the baseline, on a pytest suite
-# of ~900 tests that takes about a second; the same spec with and without
-# --no-cross, in alternating rounds, wall and CPU (the run's own and its
-# children's, sandboxes included) side by side. The budget is 1.3x.
+# What the cross phase costs (docs/judge.md, "Cross-examination"): a run of 6
+# candidates, 3 of which bring a test with their fix (a new test file, a test
+# appended to the existing file, a second new file), plus the baseline, on a
+# pytest suite of ~900 tests that takes about a second; the same spec with and
+# without --no-cross, in alternating rounds, wall and CPU (the run's own and
+# its children's, sandboxes included) side by side. The budget is 1.3x.
 # usage: bench/cross.sh [ROUNDS] [JOBS]   (defaults 5 and the CPU count)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shadow against the ways people test several candidate edits by hand
-# (issue 15, "Benchmarks"), on three real projects of three ecosystems:
+# (docs/figures.md), on three real projects of three ecosystems:
 #   go  google/go-cmp v0.7.0 (Go module proxy), `go test -count=1 ./cmp/...`
 #   py  sortedcontainers 2.4.0 (Debian's source package, `apt-get source`),
 #       pytest from python3-pytest: `python3 -m pytest -q -k 'not stress' tests`

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shadow's overhead on a real Go module (issue 15, items 3 and 4), measured
+# shadow's overhead on a real Go module (docs/figures.md), measured
 # side by side in alternating pairs so a noisy shared machine affects both
 # alike; median and spread (interquartile range) printed:
 #   1. one shadow of `go test -count=1 ./cmp/...` on google/go-cmp against

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Copy mode's Landlock seal (issue 26), measured side by side in one run:
+# Copy mode's Landlock seal (docs/internals.md, the Landlock seal), measured
+# side by side in one run:
 #   1. fixed cost per hypothesis in copy mode (command: true, -j 1, the
 #      median of 40 hypotheses from the event stream): this build with the
 #      seal turned off (SHADOW_LANDLOCK=off) against it on, alternating, and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the network's and the limits' share of shadow's fixed cost per
-# hypothesis (issue 21), side by side in one run:
+# hypothesis (docs/internals.md, "Limits"), side by side in one run:
 #   1. overlay's BenchmarkShadowTrueNet (command true): --net host (no
 #      network namespace), isolated, private (the default: a namespace with
 #      lo up and the proxy's listener), private with a --host-port; the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prints shadow's cost figures (issue 2), measured side by side in one run
-# so a noisy shared machine affects both sides alike:
+# Prints shadow's cost figures (docs/figures.md), measured side by side in one
+# run so a noisy shared machine affects both sides alike:
 #   1. overhead of one shadow over the bare command: `go test -count=1` on
 #      this repository's own engine and parse packages, warm caches, median
 #      of alternating runs;

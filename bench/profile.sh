@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Where the time of a warm one-hypothesis overlay run goes (issue 15 item
-# 3), from shadow's own event stream and the sandbox init measured on its
-# own, medians of ROUNDS runs:
+# Where the time of a warm one-hypothesis overlay run goes (docs/figures.md),
+# from shadow's own event stream and the sandbox init measured on its own,
+# medians of ROUNDS runs:
 #   startup   shadow's exec, Go runtime and package init, flags, spec,
 #             workspace, probe cache: launch to the run_started event;
 #   pre       run_started to hyp_started: recording the run, the source

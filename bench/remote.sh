@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The cost of going remote (issue 14), on simulated nodes: each node is an
-# sshd on a loopback port in its own mount namespace, with a fresh tmpfs
-# over the directory holding the checkout and over root's state and cache
-# dirs, so the checkout's path is empty "there" and nothing is installed.
+# The cost of going remote (docs/figures.md, "Remote nodes and shards"), on
+# simulated nodes: each node is an sshd on a loopback port in its own mount
+# namespace, with a fresh tmpfs over the directory holding the checkout and
+# over root's state and cache dirs, so the checkout's path is empty "there"
+# and nothing is installed.
 #   1. one hypothesis of the demo (`go test ./...` with the fix) on one node
 #      against the same run locally: first run (binary copied, full sync,
 #      cold Go build cache there) and second run (mirror and caches warm);

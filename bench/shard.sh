@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prints what sharding costs (issue 25), side by side in one run:
+# Prints what sharding costs (docs/figures.md, "Remote nodes and shards"),
+# side by side in one run:
 #   1. `shadow merge` of 4 shard reports of 50 hypotheses each (JSON
 #      --json reports of a real run, command `true`), median wall time;
 #   2. the fixed cost of a shard: the wall time of one shard of N (its

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# What the cross phase across shards costs (issue 25): testdata/judge/go
-# (a Go module, 6 hypotheses: an overfit, three fixes, two of which bring
-# a reproduction, a test-weakening candidate, the baseline) run unsharded
-# and as 3 shards, with the cross phase and with --no-cross, side by side
-# in alternating rounds. Prints the cross jobs each makes (cross_started
-# events: the shards together run the checkout's jobs once per shard, and
-# each passing candidate's against every proposal, whichever shard it is
-# in) and the median wall time of the unsharded run and of the 3 shards
-# run one after another.
+# What the cross phase across shards costs (docs/cli.md, "Shards"):
+# testdata/judge/go (a Go module, 6 hypotheses: an overfit, three fixes, two
+# of which bring a reproduction, a test-weakening candidate, the baseline) run
+# unsharded and as 3 shards, with the cross phase and with --no-cross, side by
+# side in alternating rounds. Prints the cross jobs each makes (cross_started
+# events: the shards together run the checkout's jobs once per shard, and each
+# passing candidate's against every proposal, whichever shard it is in) and
+# the median wall time of the unsharded run and of the 3 shards run one after
+# another.
 # usage: bench/shardcross.sh [ROUNDS]   (default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."

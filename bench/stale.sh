@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole-run cost of shadow on a large git checkout against the `git
-# status` a user runs there anyway (issue 15, item 1), measured side by side
+# status` a user runs there anyway (docs/figures.md), measured side by side
 # in alternating pairs so a noisy shared machine affects both alike:
 # one hypothesis running `true` on a 100k-file, 1k-directory git checkout.
 # Also the cost of the staleness watch alone (StartStaleWatch + Stop, the

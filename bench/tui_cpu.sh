@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures the CPU the full-screen TUI costs against --headless for the same
-# run (issue 6): 8 hypotheses, each a command printing ~10k lines/s for ~5 s,
-# all at once (-j 8). The TUI runs in a detached tmux pane of a fixed size.
+# run (docs/figures.md): 8 hypotheses, each a command printing ~10k lines/s
+# for ~5 s, all at once (-j 8). The TUI runs in a detached tmux pane of a
+# fixed size.
 #
 # Two figures per side, each the median of ROUNDS alternating runs:
 #   self   CPU (user+sys) of the shadow process alone, read from

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where upper dirs live (issue 15 item 3, --upper disk|ram), measured side
+# Where upper dirs live (--upper disk|ram; docs/figures.md), measured side
 # by side in alternating rounds on a build-output-heavy hypothesis, median
 # and interquartile range printed:
 #   disk  the default: upper dirs under the state dir (here ext4 or

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Prints the warm layer's effect (issue 15 item 2) on the two-crate cargo
-# workspace of testdata/warm-cargo, whose core crate changed after the
-# checkout's last build (a winner applied): the baseline's wall time (its
-# duration_ms) and crates compiled in a first run, in a second identical
-# run (the layer holds the first baseline's build) and in a second run with
-# --no-warm (what it was before), side by side in each round; and the whole
-# runs' wall time, which includes feeding the layer after the report.
+# Prints the warm layer's effect (docs/internals.md, "Warm build outputs
+# across runs") on the two-crate cargo workspace of testdata/warm-cargo, whose
+# core crate changed after the checkout's last build (a winner applied): the
+# baseline's wall time (its duration_ms) and crates compiled in a first run,
+# in a second identical run (the layer holds the first baseline's build) and
+# in a second run with --no-warm (what it was before), side by side in each
+# round; and the whole runs' wall time, which includes feeding the layer after
+# the report.
 # usage: bench/warm.sh [ROUNDS]   (default 3; medians)
 #   BENCH_FNS=N  functions generated into core so that compiling it costs
 #                something (default 4000)

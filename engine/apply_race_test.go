@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// issue 21 item 7: an edit made to a target while apply writes (after
+// An edit made to a target while apply writes (after
 // the up-front check passed) is not overwritten: apply stops at the first
 // changed target and says what it wrote and what not.
 func TestApplyStopsAtTargetChangedWhileWriting(t *testing.T) {

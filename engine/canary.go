@@ -14,15 +14,15 @@ import (
 	"strings"
 )
 
-// The tamper canary (issue 22): a test that must fail, random per run and
-// named like an ordinary test, planted where the command's runner collects
-// it, in every hypothesis's shadow (the baseline's too) and nowhere else:
-// it is added to the job's files like an edit, never to the hypothesis, so
-// it is in no diff, record, apply or report. A candidate under which the
-// canary passes, or is not reported where the baseline's run reported it
-// failing, forged its verdict: code that makes every assertion pass, an
-// os._exit(0) or a Go init that exits before the runner reports, a fake
-// summary. What it shows is stripped from the counts: its one expected
+// The tamper canary (docs/report.md, "Tampered"): a test that must fail,
+// random per run and named like an ordinary test, planted where the command's
+// runner collects it, in every hypothesis's shadow (the baseline's too) and
+// nowhere else: it is added to the job's files like an edit, never to the
+// hypothesis, so it is in no diff, record, apply or report. A candidate under
+// which the canary passes, or is not reported where the baseline's run
+// reported it failing, forged its verdict: code that makes every assertion
+// pass, an os._exit(0) or a Go init that exits before the runner reports, a
+// fake summary. What it shows is stripped from the counts: its one expected
 // failure per planted file is taken off, and an exit status 1 that only the
 // canary's failure caused is a pass (canary_observe.go).
 //

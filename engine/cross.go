@@ -14,13 +14,13 @@ import (
 	"time"
 )
 
-// The cross phase (issue 22): the tests candidates propose cross-examine
-// the candidates. Each proposed test runs on the checkout (a test that fails
-// there and passes on its own candidate is a reproduction), on its own
-// candidate, and on every other candidate that passed its judged run; among
-// the candidates that pass the judge, one that fails another's
-// reproduction ranks below one that fails none (Agentless's and
-// CodeMonkeys' selection by reproduction tests, S*'s distinguishing runs).
+// The cross phase (docs/report.md, "Cross-examination"): the tests candidates
+// propose cross-examine the candidates. Each proposed test runs on the
+// checkout (a test that fails there and passes on its own candidate is a
+// reproduction), on its own candidate, and on every other candidate that
+// passed its judged run; among the candidates that pass the judge, one that
+// fails another's reproduction ranks below one that fails none (Agentless's
+// and CodeMonkeys' selection by reproduction tests, S*'s distinguishing runs).
 //
 // It is cheap by construction: one sandbox job per target (the checkout,
 // each candidate that passed, each proposer) and group of proposals, each

@@ -121,12 +121,12 @@ func calcConfig(t *testing.T, hyps ...Hypothesis) (Config, *calcSandbox, *[]Even
 	return cfg, sb, events
 }
 
-// Issue 22's three candidates an agent writes (a fix, a fix with a new test
-// file, a fix with a test appended to the existing file) and an overfit
-// that special-cases the failing input: every fix is judged by its code
-// under the checkout's tests and none is disqualified; the overfit passes
-// the same checkout tests, has the smallest diff and comes first in spec
-// order, and ranks below every real fix because it fails their
+// The three candidates an agent writes (docs/judge.md, "Cross-examination") (a
+// fix, a fix with a new test file, a fix with a test appended to the existing
+// file) and an overfit that special-cases the failing input: every fix is
+// judged by its code under the checkout's tests and none is disqualified; the
+// overfit passes the same checkout tests, has the smallest diff and comes
+// first in spec order, and ranks below every real fix because it fails their
 // reproductions. Without the cross phase it wins.
 func TestCrossOverfitRanksBelowRealFix(t *testing.T) {
 	fixed := file("calc.txt", "fixed\n")
@@ -233,9 +233,9 @@ func TestCrossOverfitRanksBelowRealFix(t *testing.T) {
 	}
 }
 
-// With only fix+test candidates there is a winner (issue 22: they used to
-// be disqualified, exit 1), --apply writes its code and not its test
-// unless WithTests.
+// With only fix+test candidates there is a winner (docs/judge.md, "The judged
+// run": a test edit no longer disqualifies by itself), --apply writes its code
+// and not its test unless WithTests.
 func TestCrossOnlyFixesWithTestsHaveAWinner(t *testing.T) {
 	hyps := []Hypothesis{
 		hyp("fix_newfile", file("calc.txt", "fixed\n"), file("tests/test_big.py", calcTestFile("test_two", "2"))),

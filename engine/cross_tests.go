@@ -10,11 +10,12 @@ import (
 	"strings"
 )
 
-// A candidate's proposed tests (issue 22): the test functions its judge
-// part adds or changes, found by reading the test files (old against new),
-// and how to find each in a runner's output. Reading the source, not the
-// output, is what lets a changed test be told from an unchanged one of the
-// same name, and lets the cross phase select the tests before it runs them.
+// A candidate's proposed tests (docs/judge.md, "Cross-examination"): the test
+// functions its judge part adds or changes, found by reading the test files
+// (old against new), and how to find each in a runner's output. Reading the
+// source, not the output, is what lets a changed test be told from an
+// unchanged one of the same name, and lets the cross phase select the tests
+// before it runs them.
 
 // proposedTest is one test a candidate adds or changes.
 type proposedTest struct {

@@ -9,14 +9,14 @@ import (
 	"github.com/shadow-dev/shadow/engine/report"
 )
 
-// The judged run (issue 22): a candidate is judged by running its code
-// under the checkout's judge. Its changes are split in two, the code part
-// and the judge part (test files, runner configuration, the spec's common
-// files, any new file a runner would collect as a test); the verdict comes
-// from a shadow holding only the code part (plus common). The judge part is
-// what it proposes (its proposed tests run in the cross phase, cross.go),
-// never what it is judged by: a test edit no longer disqualifies by itself,
-// and a candidate that passes only with its own test changes fails.
+// The judged run (docs/judge.md, "The judged run"): a candidate is judged by
+// running its code under the checkout's judge. Its changes are split in two,
+// the code part and the judge part (test files, runner configuration, the
+// spec's common files, any new file a runner would collect as a test); the
+// verdict comes from a shadow holding only the code part (plus common). The
+// judge part is what it proposes (its proposed tests run in the cross phase,
+// cross.go), never what it is judged by: a test edit no longer disqualifies by
+// itself, and a candidate that passes only with its own test changes fails.
 //
 // This is SWE-bench's harness rule (the model's patch is applied, then the
 // benchmark's own test files are written over it before the tests run) and

@@ -40,9 +40,10 @@ func TestFailureReasonPerRunner(t *testing.T) {
 	}
 }
 
-// issue 24: a pytest collection ImportError followed by a flood of
-// captured stderr left only warnings in the tail. The tail keeps the
-// error section, and the reason comes from it.
+// A pytest collection ImportError followed by a flood of captured stderr must
+// not leave only warnings in the tail (docs/judge.md: error sections are kept
+// even when thousands of warning lines follow them). The tail keeps the error
+// section, and the reason comes from it.
 func TestTailKeepsCollectionErrorUnderCapturedStderr(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "reason", "pytest_collect_stderr.txt"))
 	if err != nil {
@@ -110,7 +111,7 @@ func TestFailureReasonFallsBackToLastLine(t *testing.T) {
 	}
 }
 
-// issue 24: a broken environment (no pytest) said only "no hypothesis
+// A broken environment (no pytest) must not say only "no hypothesis
 // passed". When every hypothesis failed the same way the report says
 // that, and each failure section carries its reason.
 func TestReportSaysEveryHypothesisFailedTheSameWay(t *testing.T) {

@@ -8,13 +8,13 @@ import (
 	"github.com/shadow-dev/shadow/internal/scan"
 )
 
-// The judge-aware code scan (issue 22): the code part of a candidate (its
-// own files that are not the judge's) is scanned for what only a cheat
-// needs: sniffing the runner, patching it, exiting 0 before it reports,
-// printing its result lines, an equality that always holds. A hit makes
-// the candidate suspicious: it ranks below every clean pass and never wins
-// without --allow-suspicious (rank.go). Only the lines the candidate added
-// are scanned, so a checkout that already holds such code does not make
+// The judge-aware code scan (docs/report.md, "Suspicious"): the code part of a
+// candidate (its own files that are not the judge's) is scanned for what only
+// a cheat needs: sniffing the runner, patching it, exiting 0 before it
+// reports, printing its result lines, an equality that always holds. A hit
+// makes the candidate suspicious: it ranks below every clean pass and never
+// wins without --allow-suspicious (rank.go). Only the lines the candidate
+// added are scanned, so a checkout that already holds such code does not make
 // every candidate suspicious.
 
 // maxScanHits bounds how many hits the reason names.

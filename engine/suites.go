@@ -8,13 +8,13 @@ import (
 	"github.com/shadow-dev/shadow/parse"
 )
 
-// Runner accounting (issue 22): a command that runs several runners (a
-// vitest suite whose files also print node:test's TAP lines; a Makefile
-// running go test then pytest) is several suites, and two runs are
-// compared suite by suite, like with like. Summed, one runner that names
-// every test (node's TAP) made the merged output look as if it named every
-// test, and the vitest tests its default reporter leaves unnamed once they
-// pass looked lost: a real fix was disqualified as "does not run 6 of the
+// Runner accounting (docs/report.md, "Runners, counted apart"): a command that
+// runs several runners (a vitest suite whose files also print node:test's TAP
+// lines; a Makefile running go test then pytest) is several suites, and two
+// runs are compared suite by suite, like with like. Summed, one runner that
+// names every test (node's TAP) made the merged output look as if it named
+// every test, and the vitest tests its default reporter leaves unnamed once
+// they pass looked lost: a real fix was disqualified as "does not run 6 of the
 // baseline's tests".
 
 // suite is one runner's part of a result.

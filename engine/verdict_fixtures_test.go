@@ -9,7 +9,8 @@ import (
 	"github.com/shadow-dev/shadow/parse"
 )
 
-// The cheats of issue 11 against real runners' output, captured by
+// The cheats that change the judge (docs/report.md, "The judge") against
+// real runners' output, captured by
 // parse/testdata/regen.sh (the verdict section): each runner's baseline
 // (one test failing), the fix, and the candidates that pass by changing the
 // tests. Each runner either names every test (by-name checks apply) or only

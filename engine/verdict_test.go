@@ -83,7 +83,8 @@ func ok(n int, prefix string) string {
 	return b.String()
 }
 
-// The cheats of issue 11 against a baseline of 5 tests, one failing: each
+// The cheats that change the judge (docs/report.md, "The judge") against
+// a baseline of 5 tests, one failing: each
 // passes, none may win; the real fix does, with its fixed test named.
 func TestCheatsAreDisqualified(t *testing.T) {
 	base := ok(4, "t") + "FAIL bug\n"

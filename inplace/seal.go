@@ -9,14 +9,14 @@ import (
 	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
 )
 
-// The seal of in-place mode (issue 26): where the kernel offers Landlock,
-// the command may write the checkout (that is the mode), a private
-// TMPDIR and the workspace's private caches, and nothing else: not the
-// state dir (the journal it is restored from, the integrity key the
-// journal's MAC is made with, the records), not $HOME, not other
-// workspaces; and neither it nor a daemon it leaves can signal or ptrace
-// shadow or its helper (package landlock). What the command writes in
-// the checkout's .git stays, as any build output does in this mode.
+// The seal of in-place mode (docs/modes.md, "inplace"): where the kernel
+// offers Landlock, the command may write the checkout (that is the mode), a
+// private TMPDIR and the workspace's private caches, and nothing else: not the
+// state dir (the journal it is restored from, the integrity key the journal's
+// MAC is made with, the records), not $HOME, not other workspaces; and neither
+// it nor a daemon it leaves can signal or ptrace shadow or its helper (package
+// landlock). What the command writes in the checkout's .git stays, as any
+// build output does in this mode.
 
 // SealOptions are the seal's settings (see copy.Options for each).
 type SealOptions struct {

@@ -318,9 +318,9 @@ func writeUpper(ctx context.Context, workspace, upper string, files []engine.Fil
 }
 
 // startInit re-executes this binary as the sandbox init and waits for it.
-// extra are handed to the init after the two pipes (ramFD). It returns the
-// init's status, or nil when the init was killed (timeout, cancel) before
-// it could report.
+// extra are handed to the init after the configuration pipe and the status
+// socket (ramFD). It returns the init's status, or nil when the init was
+// killed (timeout, cancel) before it could report.
 func startInit(ctx context.Context, cfg initConfig, env []string, output io.Writer, extra ...*os.File) (*initStatus, error) {
 	return startInitHook(ctx, cfg, env, output, nil, extra...)
 }
@@ -335,10 +335,10 @@ func startInitHook(ctx context.Context, cfg initConfig, env []string, output io.
 	if err != nil {
 		return nil, err
 	}
-	// The configuration pipe is the init's configFD, the status pipe
-	// reexec makes its statusFD; both are close-on-exec here (os.Pipe),
-	// and the init marks them close-on-exec again before it starts the
-	// command.
+	// The configuration pipe is the init's configFD, the status socket
+	// (the write end of the pair reexec makes) its statusFD; both are
+	// close-on-exec here (os.Pipe, reexec's statusChannel), and the init
+	// marks them close-on-exec again before it starts the command.
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -602,7 +602,8 @@ func TestGoPlainCountsPackages(t *testing.T) {
 	}
 }
 
-// verdict/ holds the cheats of issue 11 per runner (engine's verdict tests
+// verdict/ holds the cheats that change the judge (docs/report.md, "The
+// judge") per runner (engine's verdict tests
 // read them all); a few are pinned here for the parser's side.
 func TestVerdictFixtures(t *testing.T) {
 	for name, w := range map[string]want{

@@ -132,8 +132,9 @@ func manyEvents(n int) []engine.Event {
 	return out
 }
 
-// twoHunkFix is a small fix of two hunks, 15 lines: what issue 16 asks
-// to see whole at 80x24 after a run of six hypotheses.
+// twoHunkFix is a small fix of two hunks, 15 lines: what the finished
+// screen must show whole at 80x24 after a run of six hypotheses (the
+// winner's diff is the answer; it must not need scrolling).
 const twoHunkFix = `--- a/calc.py
 +++ b/calc.py
 @@ -1,5 +1,5 @@

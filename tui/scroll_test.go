@@ -74,7 +74,7 @@ func finishMixed(m *Model, n int, noWinner bool) {
 	m.Update(RunDoneMsg{Report: rep})
 }
 
-// issue 24: at 80x24 and 120x40, with 7 and 50 hypotheses, the running
+// At 80x24 and 120x40, with 7 and 50 hypotheses, the running
 // ones are on screen (finished ones step aside), and the goldens pin
 // the live and finished screens.
 func TestGoldenManyHypotheses(t *testing.T) {

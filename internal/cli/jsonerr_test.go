@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// issue 24: a --json run that is refused left stdout empty; it prints a
-// JSON error object with the exit code, and stderr keeps the line for
-// people. A run that ends with no winner prints its report, not this.
+// A --json run that is refused must not leave stdout empty: it prints a JSON
+// error object (docs/cli.md, "Exit codes") with the exit code, and stderr
+// keeps the line for people. A run that ends with no winner prints its report,
+// not this.
 func TestRefusedJSONRunPrintsAnErrorObject(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	for _, args := range [][]string{

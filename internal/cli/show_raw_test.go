@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// issue 21 item 7: `shadow show RUN/HYP` wrote a hypothesis's raw escape
-// sequences to the terminal (OSC 52 sets the clipboard, clear screen, the
-// title). They are dropped unless --raw; --patch to a pipe stays exact.
+// `shadow show RUN/HYP` must not write a hypothesis's raw escape sequences to
+// the terminal (OSC 52 sets the clipboard, clear screen, the title): they are
+// dropped unless --raw (docs/cli.md, show's flags); --patch to a pipe stays
+// exact.
 func TestShowDropsTerminalControlSequencesUnlessRaw(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	ws, _ := filepath.EvalSymlinks(t.TempDir())

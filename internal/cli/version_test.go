@@ -18,8 +18,8 @@ func TestVersionNamesTheRevision(t *testing.T) {
 	}
 }
 
-// issue 24: `shadow help nosuch` exited 0; an unknown topic is a usage
-// error (exit 2) naming the commands; known topics still print help.
+// An unknown topic of `shadow help` is a usage error (exit 2: docs/cli.md,
+// "Exit codes") naming the commands; known topics still print help.
 func TestHelpUnknownTopicExits2(t *testing.T) {
 	_, _, err := execCLI("", "help", "nosuch")
 	if code(err) != 2 || !strings.Contains(err.Error(), `no command "nosuch"`) || !strings.Contains(err.Error(), "apply") {

@@ -12,9 +12,10 @@ import (
 	"github.com/shadow-dev/shadow/engine"
 )
 
-// issue 24: shadow_run's input schema forbade unknown fields but omitted
-// common and typed remote's objects as strings. Every field the tool
-// accepts (the spec's fields and the run-only ones) is in it, no other,
+// shadow_run's input schema (docs/agents.md, "The MCP contract") must name
+// every field it accepts: one that forbade unknown fields but omitted common,
+// or typed remote's objects as strings, refused valid calls. Every field the
+// tool accepts (the spec's fields and the run-only ones) is in it, no other,
 // it stays strict, and a remote entry may be a name or {node, jobs}.
 func TestRunInputSchemaIsCompleteAndStrict(t *testing.T) {
 	sc := runInputSchema()

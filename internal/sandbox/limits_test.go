@@ -7,7 +7,8 @@ import (
 	"github.com/shadow-dev/shadow/overlay"
 )
 
-// shadow probe says which mechanism caps a hypothesis here (issue 21).
+// shadow probe says which mechanism caps a hypothesis here (docs/cli.md:
+// probe --json's limits).
 func TestLimitsLineSaysTheMechanism(t *testing.T) {
 	got := limitsLine(overlay.LimitMechanisms{Via: "rlimit", Pids: true, Why: "no writable cgroup"})
 	for _, want := range []string{"capped by rlimit", "--memory refused", "no writable cgroup"} {

@@ -1,9 +1,9 @@
-// Package scan looks at the code a candidate adds for what only a cheat
-// needs: code that behaves differently under the test runner, that patches
-// the runner's internals, that ends the process before the runner reports,
-// that prints the runner's own result lines, or that makes every comparison
-// succeed (issue 22; EvilGenie and ImpossibleBench found these are how
-// agents game a test suite without touching a test file).
+// Package scan looks at the code a candidate adds for what only a cheat needs:
+// code that behaves differently under the test runner, that patches the
+// runner's internals, that ends the process before the runner reports, that
+// prints the runner's own result lines, or that makes every comparison succeed
+// (docs/report.md, "Suspicious"; EvilGenie and ImpossibleBench found these are
+// how agents game a test suite without touching a test file).
 //
 // It is pure and imports nothing of shadow's: Scan gets one file's new
 // content and which of its lines the candidate added, and returns the rules

@@ -22,7 +22,7 @@ const Arg0 = "shadow-sandbox-init"
 // execve(2)), which a hypothesis deleting a few thousand paths exceeds.
 const (
 	ConfigFD = 3 // read end: the parent writes Config as JSON, then closes
-	StatusFD = 4 // write end: the init writes Status as JSON when it exits
+	StatusFD = 4 // write end of the status socket pair: the init writes Status as JSON when it exits
 	RAMFD    = 5 // --upper ram: a unix socket the init sends the tmpfs's root on
 )
 

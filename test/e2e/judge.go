@@ -12,12 +12,12 @@ import (
 	"github.com/shadow-dev/shadow/engine"
 )
 
-// Issue 22's candidates, as agents write them, against real runners
-// (testdata/judge/RUNNER: ws/ is the checkout, a bug in add() with one
-// failing test; spec.json proposes, in this order, an overfit that
-// special-cases the failing input, a fix with a new test file, a fix with
-// a test appended to the existing file, a bare fix, and a candidate that
-// only weakens the failing test; spec-tests-only.json the two fixes that
+// The candidates of docs/judge.md ("Cross-examination"), as agents write
+// them, against real runners (testdata/judge/RUNNER: ws/ is the checkout, a
+// bug in add() with one failing test; spec.json proposes, in this order, an
+// overfit that special-cases the failing input, a fix with a new test file, a
+// fix with a test appended to the existing file, a bare fix, and a candidate
+// that only weakens the failing test; spec-tests-only.json the two fixes that
 // bring tests).
 
 type JudgeRunner struct {

@@ -10,7 +10,8 @@ import (
 	"strings"
 )
 
-// The warm build-output layer (internal/sandbox/warm, issue 15 item 2).
+// The warm build-output layer (internal/sandbox/warm; docs/internals.md,
+// "Warm build outputs across runs").
 
 // GitCheckout makes e.ws a git checkout of what it holds, committed.
 func (e *Env) GitCheckout() {

@@ -15,18 +15,17 @@ import (
 	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
 )
 
-// The seal of copy mode (issue 26): where the kernel offers Landlock, the
-// command may write only its own copy, a private TMPDIR and private
-// caches (landlock.ScratchEnv); everything else (the checkout, the state
-// dir, the sibling copies, $HOME, /tmp, /dev/shm, the whole system as
-// root) is read-only to it, and it cannot signal, ptrace or reach the
-// abstract sockets of anything outside its own domain (package
-// landlock). The caches are the job's own, inside its copy's directory
-// and removed with it, seeded with a copy of the workspace's home layer
-// (Job.HomeLayer: what an earlier no-edit baseline left in its caches,
-// internal/sandbox/warm); the baseline's own caches are kept
-// (Job.KeepHome) to become the layer's next generation. So what a
-// candidate writes there goes with the candidate: no later job, run or
+// The seal of copy mode (docs/modes.md, "copy"): where the kernel offers
+// Landlock, the command may write only its own copy, a private TMPDIR and
+// private caches (landlock.ScratchEnv); everything else (the checkout, the
+// state dir, the sibling copies, $HOME, /tmp, /dev/shm, the whole system as
+// root) is read-only to it, and it cannot signal, ptrace or reach the abstract
+// sockets of anything outside its own domain (package landlock). The caches
+// are the job's own, inside its copy's directory and removed with it, seeded
+// with a copy of the workspace's home layer (Job.HomeLayer: what an earlier
+// no-edit baseline left in its caches, internal/sandbox/warm); the baseline's
+// own caches are kept (Job.KeepHome) to become the layer's next generation. So
+// what a candidate writes there goes with the candidate: no later job, run or
 // baseline reads it. The user's own caches are never written.
 
 // sealed returns the Landlock policy and environment of one sealed job,

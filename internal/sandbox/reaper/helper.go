@@ -23,8 +23,8 @@ import (
 // on it.
 const helperArg0 = "shadow-reaper"
 
-// The helper's descriptors: the status pipe (write end) and the go-ahead
-// pipe (read end).
+// The helper's descriptors: the status socket (the write end of reexec's
+// socket pair) and the go-ahead pipe (read end).
 const (
 	statusFD = 3
 	goFD     = 4
@@ -94,7 +94,7 @@ func helperMain() int {
 }
 
 func runHelper() int {
-	// The status pipe must not reach the command: it could forge the
+	// The status socket must not reach the command: it could forge the
 	// report, and a daemon holding it would keep shadow waiting.
 	unix.CloseOnExec(statusFD)
 	notDumpable()

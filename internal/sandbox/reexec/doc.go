@@ -3,9 +3,10 @@
 // helpers differ in what they are told and how they are isolated; the
 // start and wait mechanics are the same and live here:
 //
-//   - the helper's report comes back on a status pipe, whose write end is
-//     the helper's fd StatusFD (3 unless the caller says otherwise); the
-//     helper marks it close-on-exec so the command never holds it;
+//   - the helper's report comes back on a status socket (one end of a
+//     unix socket pair, not a pipe: see statusChannel), whose write end
+//     is the helper's fd StatusFD (3 unless the caller says otherwise);
+//     the helper marks it close-on-exec so the command never holds it;
 //   - the forking goroutine keeps its OS thread until Wait returns:
 //     PR_SET_PDEATHSIG fires when the *thread* that forked the child
 //     exits, not the process (prctl(2)), and Go may end an unlocked thread

@@ -21,7 +21,7 @@ type Spec struct {
 	Dir    string // working directory ("" = shadow's)
 	Env    []string
 	Output io.Writer // the helper's stdout and stderr
-	// Files become the helper's fds 3, 4, ..., with the status pipe's
+	// Files become the helper's fds 3, 4, ..., with the status socket's
 	// write end inserted at StatusFD (default: after them). They stay the
 	// caller's to close.
 	Files    []*os.File
@@ -68,7 +68,7 @@ func statusChannel() (r, w *os.File, err error) {
 
 // Result is how the helper ended.
 type Result struct {
-	// Status is what the helper wrote on its status pipe, trimmed; empty
+	// Status is what the helper wrote on its status socket, trimmed; empty
 	// when it wrote nothing (killed before it could report).
 	Status []byte
 	// Wait is exec.Cmd.Wait's error (the helper's exit status).

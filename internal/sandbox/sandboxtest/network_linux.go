@@ -18,7 +18,7 @@ import (
 // runNetwork runs the routes through the network a hypothesis shares with
 // its siblings, the host and the user's servers, with the sandbox's
 // default network (Job.Net ""): overlay mode gives each hypothesis a
-// network namespace of its own (issue 21).
+// network namespace of its own (docs/modes.md, "overlay").
 func runNetwork(t *testing.T, s *suite) {
 	t.Run("SameFixedPortBothPass", s.sameFixedPort)
 	t.Run("HostLocalhostServiceUnreachable", s.hostService)

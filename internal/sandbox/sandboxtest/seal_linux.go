@@ -13,13 +13,14 @@ import (
 	"github.com/shadow-dev/shadow/engine"
 )
 
-// The seal's routes (issue 21): a hostile command needs no route into the
-// workspace when it can write what everyone shares outside it: $HOME (rc
-// files, ~/.ssh, the state dir's parents, user-site python, Go's env and
-// caches), /tmp, and as root the whole system. Each test runs with a $HOME
-// of its own that holds the state dir (~/.local/state/shadow, as by
-// default) and the workspace (~/src/proj, the common case), and checks
-// that the real $HOME, the state dir and the host are unchanged after.
+// The seal's routes (docs/modes.md, "overlay": what the seal holds): a hostile
+// command needs no route into the workspace when it can write what everyone
+// shares outside it: $HOME (rc files, ~/.ssh, the state dir's parents,
+// user-site python, Go's env and caches), /tmp, and as root the whole system.
+// Each test runs with a $HOME of its own that holds the state dir
+// (~/.local/state/shadow, as by default) and the workspace (~/src/proj, the
+// common case), and checks that the real $HOME, the state dir and the host are
+// unchanged after.
 func runSeal(t *testing.T, s *suite) {
 	t.Run("RenameEveryAncestorOfTheMask", func(t *testing.T) { s.maskAncestors(t, "") })
 	t.Run("RenameEveryAncestorOfTheMaskSharedTmp", func(t *testing.T) { s.maskAncestors(t, "shared") })

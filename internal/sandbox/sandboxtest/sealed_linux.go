@@ -19,7 +19,7 @@ import (
 )
 
 // RunSealed runs the hostile routes a sandbox without namespaces must
-// close with Landlock (issue 26: copy and in-place modes sealed): the
+// close with Landlock (docs/modes.md, "copy" and "inplace"): the
 // command runs as the caller with no mount namespace, so every path it
 // could name is the real one. The test process stands for shadow (its
 // pid is the one a hostile command would signal or ptrace). Each route

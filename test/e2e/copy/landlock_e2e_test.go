@@ -17,7 +17,8 @@ import (
 	"github.com/shadow-dev/shadow/test/e2e"
 )
 
-// Copy and in-place modes sealed by Landlock (issue 26), end to end
+// Copy and in-place modes sealed by Landlock (docs/modes.md, "copy" and
+// "inplace"), end to end
 // through the binary where namespaces are really forbidden (the jail:
 // bubblewrap --disable-userns; Docker's namespace rules under seccomp), as
 // root and as the unprivileged user. One hostile hypothesis tries every

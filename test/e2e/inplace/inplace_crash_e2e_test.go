@@ -159,7 +159,7 @@ func TestE2EInplaceKill9LeavesNoDescendants(t *testing.T) {
 	daemon := `env -i PATH=/usr/bin:/bin setsid sh -c 'trap "" TERM; : ` + marker + `; while :; do grep -q bad v.txt 2>/dev/null && echo x >> v.txt; sleep 0.02; done' </dev/null >/dev/null 2>&1 & ` +
 		`( (env -i PATH=/usr/bin:/bin sh -c 'sleep 1000; : ` + marker + `') & ) </dev/null >/dev/null 2>&1; `
 	// ready is outside the checkout: --writable lets the sealed command
-	// write it (Landlock, issue 26).
+	// write it (Landlock; docs/modes.md, "inplace").
 	cmd := e.Cmd("--headless", "--mode", "inplace", "--writable", e.Dir, "-C", e.WS, spec, "--", "sh", "-c", daemon+`touch `+ready+`; while :; do sleep 1; done`)
 	cmd.Env = append(cmd.Env, e2e.NoUserNS...)
 	cmd.WaitDelay = 2 * time.Second

@@ -25,7 +25,8 @@ func TestE2EInplaceAutoFallback(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	r := e.Report(out)
-	// auto falls back to copy mode, where a copy can be made (issue 13).
+	// auto falls back to copy mode, where a copy can be made (docs/modes.md:
+	// overlay, else copy, else in-place).
 	if r.Mode != "copy" || r.Winner == nil || *r.Winner != "fix" {
 		t.Fatalf("mode %q winner %v", r.Mode, r.Winner)
 	}
@@ -169,7 +170,7 @@ func TestE2EInplaceTwoInvocationsTakeTurns(t *testing.T) {
 			defer wg.Done()
 			script := fmt.Sprintf(`echo start %d >> %s; sleep 0.3; test "$(cat v.txt)" = "run %d" || exit 9; echo end %d >> %s`, i, log, i, i, log)
 			// The log is outside the checkout: --writable lets the sealed
-			// command write it (Landlock, issue 26).
+			// command write it (Landlock; docs/modes.md, "inplace").
 			out, stderr, code, _ := e.RunEnv(e2e.NoUserNS, "--headless", "--mode", "inplace", "--json", "--writable", e.Dir, "-C", e.WS, spec, "--", "sh", "-c", script)
 			results[i] = res{out, stderr, code}
 		}()

@@ -17,9 +17,10 @@ import (
 	"github.com/shadow-dev/shadow/test/e2e"
 )
 
-// A small Python project in the shape of issue 11's boltons copy: a bug in
+// A small Python project in the shape of a copy of boltons: a bug in
 // strutils.bytes2human, its test failing beside 22 passing ones in
-// tests/test_strutils.py, and a second test file of 5 passing tests, run with a real `python3 -m pytest -q`.
+// tests/test_strutils.py, and a second test file of 5 passing tests, run with
+// a real `python3 -m pytest -q`.
 
 const strutilsBug = `def bytes2human(n):
     for unit in ("B", "K", "M", "G"):
@@ -71,7 +72,8 @@ func pyEdit(path, content string) map[string]any {
 	return map[string]any{"path": path, "content": content}
 }
 
-// The cheats of issue 11, each a real edit an agent makes, against a real
+// The cheats that change the judge (docs/report.md, "The judge"), each a
+// real edit an agent makes, against a real
 // pytest run: none may win; the real fix does, with its fixed test named,
 // and --apply writes only it.
 func TestE2EVerdictPytestCheats(t *testing.T) {
@@ -123,7 +125,8 @@ func pytestCheats(t *testing.T, mode string) {
 		t.Errorf("fix: fixed %v broken %v disqualified %v", f.Fixed, f.Broken, f.Disqualified)
 	}
 	reports := mode == "copy" || sandboxReportsChanges(t)
-	// Edits of the judge never reach the judged run (issue 22): each of
+	// Edits of the judge never reach the judged run (docs/judge.md, "The
+	// judged run"): each of
 	// these is the bug under the checkout's tests, and fails.
 	for name, judge := range map[string]string{
 		"weaken_test": "tests/test_strutils.py", "skip_test": "tests/test_strutils.py", "delete_test": "tests/test_strutils.py",

@@ -16,7 +16,8 @@ import (
 	"github.com/shadow-dev/shadow/test/e2e"
 )
 
-// The cheats of issue 22 that leave test files alone, against real runners
+// The cheats that leave test files alone (docs/report.md, "Tampered" and
+// "Suspicious"), against real runners
 // (testdata/tamper/RUNNER: project/ is the checkout, candidates/NAME/ the
 // files each candidate writes): code that sniffs the runner, patches it,
 // makes every comparison equal, exits 0 before the runner reports, prints

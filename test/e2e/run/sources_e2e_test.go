@@ -12,7 +12,8 @@ import (
 	"github.com/shadow-dev/shadow/test/e2e"
 )
 
-// issue 24: hypotheses from where agents keep them. A real repository
+// Hypotheses from where agents keep them (docs/cli.md: --patch, --ref,
+// --worktrees). A real repository
 // with three real worktrees (a committed fix on a branch, uncommitted
 // work, an untracked new file plus an edit), a branch given with --ref,
 // patch files given one by one and as a directory, mixed with a spec:

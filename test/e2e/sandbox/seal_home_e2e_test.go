@@ -16,7 +16,8 @@ import (
 // a fresh state dir with its own integrity key, and appends to ~/.bashrc.
 // The real fix wins; the candidate's writes are its outside list and make
 // it suspicious; the real $HOME, state dir and checkout are unchanged, and
-// a shadow gc afterwards finds nothing of it (issue 21).
+// a shadow gc afterwards finds nothing of it (docs/modes.md,
+// "The home layer").
 func TestE2ESealedHomeRenameAndPersistence(t *testing.T) {
 	e := e2e.NewEnv(t)
 	home := filepath.Join(t.TempDir(), "home")

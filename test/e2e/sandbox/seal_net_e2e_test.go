@@ -17,8 +17,9 @@ import (
 	"github.com/shadow-dev/shadow/test/e2e"
 )
 
-// Issue 21's network, resources and planted-tool routes through the
-// binary, overlay mode, default flags.
+// The seal's network, resources and planted-tool routes (docs/modes.md,
+// "overlay": what the seal holds) through the binary, overlay mode, default
+// flags.
 
 func needPython3(t *testing.T) {
 	t.Helper()

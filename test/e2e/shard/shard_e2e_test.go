@@ -208,15 +208,15 @@ func TestShardMergeRefusals(t *testing.T) {
 	}
 }
 
-// Issue 25's cross phase across shards: testdata/judge/go in 3 shards puts
-// the overfit (which passes the checkout's tests) in shard 1 and the two
-// fixes that bring a reproduction in shards 0 and 2. Each shard runs every
-// proposal of the spec on the checkout and on its own passing candidates,
-// so the merge knows the overfit fails both reproductions and ranks it
-// below the fixes, as the unsharded run does: same order, same winner,
-// same proposed_tests and cross. Before shards ran the whole spec's
-// proposals, the overfit (first in spec order, fewest changed lines) won
-// the merge.
+// The cross phase across shards (docs/cli.md, "Shards"): testdata/judge/go in
+// 3 shards puts the overfit (which passes the checkout's tests) in shard 1 and
+// the two fixes that bring a reproduction in shards 0 and 2. Each shard runs
+// every proposal of the spec on the checkout and on its own passing
+// candidates, so the merge knows the overfit fails both reproductions and
+// ranks it below the fixes, as the unsharded run does: same order, same
+// winner, same proposed_tests and cross. Before shards ran the whole spec's
+// proposals, the overfit (first in spec order, fewest changed lines) won the
+// merge.
 func TestShardMergeCrossAcrossShards(t *testing.T) {
 	rn := e2e.JudgeRunners(t)[2]
 	if rn.Dir != "go" {

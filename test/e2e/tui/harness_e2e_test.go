@@ -61,8 +61,8 @@ func runInPTY(t *testing.T, e *e2e.Env, d time.Duration, extraEnv []string, args
 	return "", 0
 }
 
-// issue 24: a harness that runs commands in a PTY and never types hung
-// on the TUI after the run had finished. Plain `shadow SPEC -- CMD` ends
+// A harness that runs commands in a PTY and never types must not hang on
+// the TUI after the run has finished. Plain `shadow SPEC -- CMD` ends
 // with the run and leaves the text report.
 func TestPlainRunUnderPTYWithoutInputEnds(t *testing.T) {
 	e := e2e.NewEnv(t)

@@ -169,7 +169,7 @@ func TestTUIQuitConfirmCancelsInTmux(t *testing.T) {
 	e.waitScreen("run", 5*time.Second, "Cancel it and quit? [y/N]")
 	e.keys("run", "y")
 	// A run cancelled from the screen is interrupted, as by Ctrl-C or
-	// SIGINT: 130, and no winner (issue 24).
+	// SIGINT: 130, and no winner (docs/cli.md, "Exit codes").
 	if rc := e.exitCode("run", 30*time.Second); rc != "130" {
 		t.Errorf("exit code %s after cancelling, want 130 (interrupted)", rc)
 	}
