@@ -136,12 +136,52 @@ func describe(sc *jsonschema.Schema) *jsonschema.Schema {
 }
 
 // outputSchema is a tool's output schema, inferred from T and described.
-// Unlike the input schemas it keeps "null" in the types: a result does
-// carry null (no winner, no counts).
+// Unlike the input schemas it keeps "null" in the types where a result
+// carries it (no winner, no counts): see nullWhereCarried.
 func outputSchema[T any]() *jsonschema.Schema {
 	sc, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(err)
 	}
+	nullWhereCarried(sc)
 	return describe(sc)
+}
+
+// nullWhereCarried drops "null" from the types of the properties that
+// never hold it: the inference writes ["null", T] for every slice and
+// pointer, but a property it leaves out of "required" is an omitempty one
+// (encoding/json omits a nil slice or pointer rather than writing null),
+// and a required array is never nil in these documents (each is made
+// non-nil where it is built: TestRequiredArraysAreNeverNull). A required
+// pointer (winner, a hypothesis's counts) keeps its null. One type name
+// is a line where ["null", T] pretty-prints as four, in a tools/list
+// every session pays for.
+func nullWhereCarried(sc *jsonschema.Schema) {
+	if sc == nil {
+		return
+	}
+	required := map[string]bool{}
+	for _, r := range sc.Required {
+		required[r] = true
+	}
+	for name, p := range sc.Properties {
+		if !required[name] || p.Items != nil {
+			p.Types = dropNull(p.Types)
+			if len(p.Types) == 1 {
+				p.Type, p.Types = p.Types[0], nil
+			}
+		}
+		nullWhereCarried(p)
+	}
+	nullWhereCarried(sc.Items)
+}
+
+func dropNull(types []string) []string {
+	var keep []string
+	for _, t := range types {
+		if t != "null" {
+			keep = append(keep, t)
+		}
+	}
+	return keep
 }

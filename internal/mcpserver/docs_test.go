@@ -9,7 +9,8 @@ import (
 )
 
 // docs/agents.md is the MCP contract: it names every tool the server
-// lists, every field of the RunDoc a call returns, every shadow_wait
+// lists, every field of the RunDoc a call returns and of shadow_log's
+// result (it has no output schema), every shadow_wait
 // argument and every resource template, so none goes undocumented.
 func TestAgentsDocNamesTheContract(t *testing.T) {
 	b, err := os.ReadFile("../../docs/agents.md")
@@ -27,7 +28,8 @@ func TestAgentsDocNamesTheContract(t *testing.T) {
 			t.Errorf("docs/agents.md's tool table lacks %s", tool.Name)
 		}
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[RunDoc](), reflect.TypeFor[HypBrief](), reflect.TypeFor[BriefTests](), reflect.TypeFor[Links](), reflect.TypeFor[mcpWaitArgs]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[RunDoc](), reflect.TypeFor[HypBrief](), reflect.TypeFor[BriefTests](), reflect.TypeFor[Links](), reflect.TypeFor[mcpWaitArgs](),
+		reflect.TypeFor[LogDoc](), reflect.TypeFor[LogRun](), reflect.TypeFor[LogHyp]()} {
 		for i := 0; i < typ.NumField(); i++ {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 			if !strings.Contains(doc, "`"+name+"`") {

@@ -18,7 +18,7 @@ type mcpMergeArgs struct {
 	Reports       []string         `json:"reports,omitempty" jsonschema:"the shards' report files (--json reports or --events streams)"`
 	InlineReports []map[string]any `json:"inline_reports,omitempty" jsonschema:"the shards' shadow.report/v1 documents, inline"`
 	Apply         bool             `json:"apply,omitempty" jsonschema:"write the winner into the checkout and record the merge (needs spec)"`
-	Spec          string           `json:"spec,omitempty" jsonschema:"with apply: the spec file the shards ran (the winner's files come from it)"`
+	Spec          string           `json:"spec,omitempty" jsonschema:"with apply: the spec file the shards ran (the winner's files)"`
 	WithTests     bool             `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too"`
 	Force         bool             `json:"force,omitempty" jsonschema:"with apply: apply although HEAD moved since the shards' commit"`
 	Cwd           string           `json:"cwd,omitempty" jsonschema:"a directory of the workspace (default: the server's)"`

@@ -27,7 +27,8 @@ type mcpShowArgs struct {
 	Lines int    `json:"lines,omitempty" jsonschema:"RUN/HYP: last lines of output to include (default 200)"`
 }
 
-// LogDoc is shadow_log's structured result.
+// LogDoc is shadow_log's structured result (docs/agents.md, "shadow_log's
+// result": the tool lists no output schema for it).
 type LogDoc struct {
 	Workspace string   `json:"workspace" jsonschema:"the checkout's path"`
 	Total     int      `json:"total" jsonschema:"runs recorded"` // Runs holds the newest

@@ -25,33 +25,33 @@ import (
 // as the CLI's (naming the hypothesis and the field).
 type mcpRunArgs struct {
 	mcpSourceArgs
-	Common         *mcpCommon        `json:"common,omitempty" jsonschema:"what every hypothesis gets, the baseline too (e.g. a reproduction test): the judge's files, never applied"`
-	Hypotheses     []mcpHyp          `json:"hypotheses,omitempty" jsonschema:"the candidate fixes; one with no edits, delete or patch is a baseline"`
-	Command        []string          `json:"command" jsonschema:"the test command as an argument vector, no shell, e.g. [\"go\",\"test\",\"./...\"]; exit 0 means passed"`
+	Common         *mcpCommon        `json:"common,omitempty" jsonschema:"files every hypothesis and the baseline get (e.g. a reproduction test); never applied"`
+	Hypotheses     []mcpHyp          `json:"hypotheses,omitempty" jsonschema:"the candidate fixes (one that changes nothing is a baseline)"`
+	Command        []string          `json:"command" jsonschema:"the test command's argument vector (no shell), e.g. [\"go\",\"test\",\"./...\"]; exit 0 passes"`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute dir the command runs in (default: the server's)"`
 	Timeout        string            `json:"timeout,omitempty" jsonschema:"per hypothesis, e.g. 90s (default 10m)"`
 	Jobs           int               `json:"jobs,omitempty" jsonschema:"hypotheses at once (default: CPUs)"`
 	Apply          bool              `json:"apply,omitempty" jsonschema:"write the winner into the checkout after the run"`
-	Mode           string            `json:"mode,omitempty" jsonschema:"sandbox: auto (default), overlay, copy or inplace"`
+	Mode           string            `json:"mode,omitempty" jsonschema:"the sandbox (default auto)"`
 	Baseline       bool              `json:"baseline,omitempty" jsonschema:"add a no-edit hypothesis named baseline"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables"`
-	Net            string            `json:"net,omitempty" jsonschema:"network: private (default in overlay), isolated (loopback only) or host"`
+	Net            string            `json:"net,omitempty" jsonschema:"network: private (overlay's default), isolated (loopback) or host"`
 	HostPorts      []int             `json:"host_ports,omitempty" jsonschema:"host TCP ports each hypothesis reaches on its 127.0.0.1 (net private)"`
 	Memory         string            `json:"memory,omitempty" jsonschema:"per-hypothesis memory cap, e.g. 2G"`
-	Tmp            string            `json:"tmp,omitempty" jsonschema:"the command's /tmp: private (default in overlay) or shared"`
-	Writable       []string          `json:"writable,omitempty" jsonschema:"overlay: absolute dirs outside the workspace it may write (thrown away)"`
+	Tmp            string            `json:"tmp,omitempty" jsonschema:"the command's /tmp (private: overlay's default)"`
+	Writable       []string          `json:"writable,omitempty" jsonschema:"overlay: absolute dirs outside the workspace it may write (discarded)"`
 	JUnit          string            `json:"junit,omitempty" jsonschema:"a JUnit XML file the command writes (its counts win)"`
 	Keep           bool              `json:"keep,omitempty" jsonschema:"keep what each command wrote (overlay)"`
 	Freeze         bool              `json:"freeze,omitempty" jsonschema:"run on a copy of the sources taken at the start (overlay)"`
 	Confirm        int               `json:"confirm,omitempty" jsonschema:"rerun the baseline and the leader N more times (max 3) before a win"`
 	TestPaths      []string          `json:"test_paths,omitempty" jsonschema:"globs of the test files (a candidate changing one cannot win)"`
 	AllowTestEdits bool              `json:"allow_test_edits,omitempty" jsonschema:"let a candidate that changes or drops tests win"`
-	Remote         []string          `json:"remote,omitempty" jsonschema:"as --remote: run on these Linux nodes over SSH (local: this machine)"`
-	RemoteDir      string            `json:"remote_dir,omitempty" jsonschema:"with remote: the mirror's path on the nodes, as --remote-dir"`
+	Remote         []string          `json:"remote,omitempty" jsonschema:"Linux nodes to run on over SSH, as --remote (local: this machine)"`
+	RemoteDir      string            `json:"remote_dir,omitempty" jsonschema:"the mirror's path on the nodes, as --remote-dir"`
 	Upper          string            `json:"upper,omitempty" jsonschema:"overlay: writes on disk (default) or ram (a tmpfs of upper_size)"`
 	UpperSize      string            `json:"upper_size,omitempty" jsonschema:"with upper ram: each tmpfs's cap, e.g. 2G"`
 	NoWarm         bool              `json:"no_warm,omitempty" jsonschema:"do not use or feed the warm layer of build outputs"`
-	Wait           *bool             `json:"wait,omitempty" jsonschema:"false: return at once with run_id, then call shadow_wait. Default true"`
+	Wait           *bool             `json:"wait,omitempty" jsonschema:"false: return a run_id at once, for shadow_wait (default true)"`
 
 	AllowSuspicious bool   `json:"allow_suspicious,omitempty" jsonschema:"let a candidate the judge-aware scan flagged win"`
 	NoCross         bool   `json:"no_cross,omitempty" jsonschema:"do not run candidates' proposed tests on each other"`
@@ -62,8 +62,8 @@ type mcpRunArgs struct {
 // mcpSourceArgs are shadow_run's hypotheses from outside the spec, as the
 // CLI's --patch, --ref and --worktrees (internal/hypsrc).
 type mcpSourceArgs struct {
-	Patches   []string `json:"patches,omitempty" jsonschema:"diff files (or dirs of *.diff, *.patch), a hypothesis each"`
-	Refs      []string `json:"refs,omitempty" jsonschema:"branches or commits, a hypothesis each (their change since the merge base)"`
+	Patches   []string `json:"patches,omitempty" jsonschema:"diff files (or dirs of them), a hypothesis each"`
+	Refs      []string `json:"refs,omitempty" jsonschema:"branches or commits, a hypothesis each (changes since the merge base)"`
 	Worktrees bool     `json:"worktrees,omitempty" jsonschema:"a hypothesis per other git worktree"`
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // shadow_run's input schema (docs/agents.md, "The MCP contract") must name
@@ -96,7 +97,7 @@ func TestRunInputSchemaIsCompleteAndStrict(t *testing.T) {
 
 // Every tool's output schema describes its fields, at every level.
 func TestOutputSchemasHaveDescriptions(t *testing.T) {
-	for name, sc := range map[string]*jsonschema.Schema{"shadow_run": outputSchema[RunDoc](), "shadow_log": outputSchema[LogDoc](), "shadow_apply": outputSchema[ApplyDoc]()} {
+	for name, sc := range map[string]*jsonschema.Schema{"shadow_run": outputSchema[RunDoc](), "shadow_apply": outputSchema[ApplyDoc]()} {
 		var walk func(path string, s *jsonschema.Schema)
 		walk = func(path string, s *jsonschema.Schema) {
 			if s == nil {
@@ -111,5 +112,38 @@ func TestOutputSchemasHaveDescriptions(t *testing.T) {
 			walk(path, s.Items)
 		}
 		walk("", sc)
+	}
+}
+
+// A RunDoc's required arrays are never null, whatever it is made from (a
+// report with no hypotheses, a record with no report, a run that has just
+// started): its output schema types them as arrays alone
+// (nullWhereCarried), and a client refuses a result its schema does not
+// match.
+func TestRequiredArraysAreNeverNull(t *testing.T) {
+	rs, err := outputSchema[RunDoc]().Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]any{
+		"an empty report":     briefOf(&engine.Report{Run: "r"}),
+		"a record, no report": showRun(&snap.RunInfo{ID: "r", State: snap.StateInterrupted}).StructuredContent,
+		"a run just started":  newLiveRun("/ws", func() {}).doc(),
+	}
+	for what, d := range docs {
+		b, _ := json.Marshal(d)
+		var v any
+		json.Unmarshal(b, &v)
+		if err := rs.Validate(v); err != nil {
+			t.Errorf("%s: %s does not match the RunDoc's schema: %v", what, b, err)
+		}
+	}
+	// and the schema does type them as arrays only
+	sc := outputSchema[RunDoc]()
+	if h := sc.Properties["hypotheses"]; h.Type != "array" || len(h.Types) != 0 {
+		t.Errorf("hypotheses: type %q %v, want array alone", h.Type, h.Types)
+	}
+	if w := sc.Properties["winner"]; len(w.Types) != 2 {
+		t.Errorf("winner: types %v, want null and string (no winner is null)", w.Types)
 	}
 }

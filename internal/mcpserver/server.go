@@ -59,60 +59,61 @@ func New(cwd, version string, notices io.Writer) *Server {
 	s.server.AddTool(&mcp.Tool{
 		Name:  "shadow_run",
 		Title: "Run candidate fixes in parallel shadows",
-		Description: "Run a test command against several candidate fixes (hypotheses) at once, each in its own shadow of the workspace, and rank them; the checkout is not modified (unless apply). " +
-			"Returns a summary (the winner or why none, a line per hypothesis), the winner's diff, and links to the full report, diffs and outputs. No winner is a normal result. " +
-			"Include a hypothesis with no edits (a baseline). For long suites pass wait:false and call shadow_wait.",
+		Description: "Test several candidate fixes (hypotheses) at once, each in its own shadow of the workspace, and rank them; the checkout is untouched unless apply. " +
+			"Include a no-edit baseline. Returns a summary (the winner or why none, a line per hypothesis), the winner's diff and links to the rest. Long suites: wait:false, then shadow_wait.",
 		InputSchema:  runInputSchema(),
 		OutputSchema: runDoc,
-		Annotations:  &mcp.ToolAnnotations{Title: "shadow run", DestructiveHint: &no, OpenWorldHint: &yes},
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &yes},
 	}, s.toolRun)
 	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_wait",
 		Title:       "Wait for a run started with wait:false",
-		Description: "Wait up to timeout_s for a run (the run_id shadow_run returned) with progress; returns its result as shadow_run does (its output schema), or state running: call again. Cancelling this call, or cancel:true, ends the run; its partial report stays readable.",
+		Description: "Wait up to timeout_s, with progress, for a run started with wait:false; returns what shadow_run returns, or state running: call again. Cancelling the call, or cancel:true, ends the run.",
 		// The RunDoc's schema is given once, on shadow_run: tools/list
 		// is in every session's context, and this result is that one.
 		InputSchema: mustSchema[mcpWaitArgs](nil),
-		Annotations: &mcp.ToolAnnotations{Title: "shadow wait", ReadOnlyHint: true, OpenWorldHint: &no},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolWait)
 	s.server.AddTool(&mcp.Tool{
-		Name:         "shadow_log",
-		Title:        "List recorded runs",
-		Description:  "The recorded shadow runs of a workspace, newest last: id, start, command, state, winner, hypotheses' statuses. Use a run id (or @last) with shadow_show.",
-		InputSchema:  mustSchema[mcpLogArgs](nil),
-		OutputSchema: outputSchema[LogDoc](),
-		Annotations:  &mcp.ToolAnnotations{Title: "shadow log", ReadOnlyHint: true, OpenWorldHint: &no},
+		Name:        "shadow_log",
+		Title:       "List recorded runs",
+		Description: "The workspace's recorded runs, oldest first: id, state, command, winner, each hypothesis's status. A run id (or @last) is a ref for shadow_show.",
+		// No output schema: a model is given the structured content,
+		// never a schema (a client validates with it), and the LogDoc's
+		// would cost 4,200 of tools/list's characters (its fields are in
+		// docs/agents.md's "shadow_log's result"). The RunDoc's and the
+		// ApplyDoc's stay: what a run and an apply return is checked.
+		InputSchema: mustSchema[mcpLogArgs](nil),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolLog)
 	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_show",
 		Title:       "Show a recorded run or hypothesis",
-		Description: "A run (ref RUN: its result as shadow_run returns it, or its live state while it runs) or a hypothesis (ref RUN/HYP: status, counts, whole diff, the end of its output). RUN is a run id, a unique prefix, or @last.",
+		Description: "ref RUN: a run's result as shadow_run returns it (live while it runs); ref RUN/HYP: a hypothesis's status, counts, whole diff and output tail. RUN: an id, a unique prefix or @last.",
 		InputSchema: mustSchema[mcpShowArgs](nil),
-		Annotations: &mcp.ToolAnnotations{Title: "shadow show", ReadOnlyHint: true, OpenWorldHint: &no},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolShow)
 	s.server.AddTool(&mcp.Tool{
-		Name:  "shadow_apply",
-		Title: "Write a recorded hypothesis into the checkout",
-		Description: "Write a recorded hypothesis (ref RUN/HYP, e.g. @last/fix) into the checkout, as `shadow apply` does, only if every file it writes still holds what it held when its run started. " +
-			"One that did not pass, or is disqualified, suspicious or tampered, is refused naming why unless force.",
+		Name:         "shadow_apply",
+		Title:        "Write a recorded hypothesis into the checkout",
+		Description:  "Write a recorded hypothesis (ref RUN/HYP) into the checkout, as `shadow apply`, if every file it writes is as its run found it; one that did not pass or cannot win is refused, naming why, unless force.",
 		InputSchema:  mustSchema[mcpApplyArgs](nil),
 		OutputSchema: outputSchema[ApplyDoc](),
-		Annotations:  &mcp.ToolAnnotations{Title: "shadow apply", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no},
 	}, s.toolApply)
 	s.server.AddTool(&mcp.Tool{
-		Name:  "shadow_merge",
-		Title: "Merge the shard reports of one run",
-		Description: "Join the reports of every shard of one run (--shard K/N) into one report ranked as the unsharded run would rank it; refused, naming why, for shards of different runs or a missing shard. " +
-			"With apply (and spec) the winner is written into the checkout and the merge recorded. Returns what shadow_run returns (its output schema).",
+		Name:        "shadow_merge",
+		Title:       "Merge the shard reports of one run",
+		Description: "Join the shard reports of one run (--shard K/N), ranked as the unsharded run would be; shards of other runs or a missing one are refused. With apply and spec, write the winner. Returns what shadow_run returns.",
 		InputSchema: mustSchema[mcpMergeArgs](nil),
-		Annotations: &mcp.ToolAnnotations{Title: "shadow merge", DestructiveHint: &yes, OpenWorldHint: &no},
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &no},
 	}, s.toolMerge)
 	s.server.AddTool(&mcp.Tool{
 		Name:        "shadow_probe",
 		Title:       "Which sandbox this machine gives",
-		Description: "Which sandbox mode this machine gives shadow runs (overlay: parallel copy-on-write shadows; copy; inplace: one at a time), why, and how to get overlay.",
+		Description: "Which sandbox mode this machine gives runs (overlay, copy or inplace), why, and how to get overlay.",
 		InputSchema: mustSchema[mcpProbeArgs](nil),
-		Annotations: &mcp.ToolAnnotations{Title: "shadow probe", ReadOnlyHint: true, OpenWorldHint: &no},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.toolProbe)
 	s.addResources()
 	return s

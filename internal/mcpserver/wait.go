@@ -12,8 +12,8 @@ import (
 )
 
 type mcpWaitArgs struct {
-	RunID    string `json:"run_id" jsonschema:"the run_id shadow_run returned (or a recorded run's id, or @last)"`
-	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"wait at most this long (default 45, max 600), then return state running; keep below the client's tool timeout"`
+	RunID    string `json:"run_id" jsonschema:"the run_id shadow_run returned (or a recorded run's id, @last)"`
+	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds to wait before returning state running (default 45, max 600; keep under the client's tool timeout)"`
 	Cancel   bool   `json:"cancel,omitempty" jsonschema:"end the run now; its partial report stays readable"`
 	Cwd      string `json:"cwd,omitempty" jsonschema:"for a run another process started: a directory of its workspace"`
 }
