@@ -9,9 +9,10 @@ import (
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// copyCaches holds copy mode's private caches per copy slot (GOCACHE,
-// XDG_CACHE_HOME, npm's), written by sealed commands instead of $HOME's
-// and kept across runs so a slot's Go build cache stays warm.
+// copyCaches is where older shadows kept copy mode's caches per copy slot
+// (GOCACHE, XDG_CACHE_HOME, npm's) across runs, whoever wrote them; each
+// job's caches are its own now (copy/caches.go), what is left there is
+// hidden from sealed commands and removed by gc.
 func copyCaches(store snap.Store) string { return filepath.Join(store.Root, "slot-caches") }
 
 // checkSeal refuses --require-seal where the chosen mode has no

@@ -86,8 +86,8 @@ func Sweep(store snap.Store, warmMax int64) (out []Swept, workspaces int) {
 			say("removed %d --freeze copy(ies) of ended runs in %s", n, base)
 		}
 	}
-	// 7. Copy mode's per-slot caches: unused for a week, or of a workspace gone.
-	out = append(out, sweepSlotCaches(store, wsDirs)...)
+	// 7. Copy mode's per-slot caches, which older shadows kept.
+	out = append(out, sweepSlotCaches(store)...)
 	return out, len(wsDirs)
 }
 

@@ -9,61 +9,27 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/internal/fsutil"
 )
 
-// A copy slot's private caches (CacheDir/KEY-N: the GOCACHE,
-// XDG_CACHE_HOME and npm cache of sealed commands) are kept from run to
-// run like the slot's path, and would grow for ever: `shadow gc` removes
-// those unused for CacheMaxAge (Go trims its own cache's entries unused
-// for five days; a week keeps a slot warm across a weekend) and those of
-// a recorded workspace that no longer exists. A job holds its slot's
-// cache with a shared lock (flock(2) on cacheLock inside it), which gc
-// needs exclusively before it moves the cache away, so a cache in use is
-// never removed.
-
-// CacheMaxAge is how long a slot's caches may go unused before gc
-// removes them.
-const CacheMaxAge = 7 * 24 * time.Hour
+// Copy mode once kept each slot's private caches (CacheDir/KEY-N: the
+// GOCACHE, XDG_CACHE_HOME and npm cache of sealed commands) from run to
+// run, whoever wrote them, so one run's candidate could leave a build or
+// test-result entry a later run's baseline read. Each job's caches are
+// its own now, seeded from the home layer and removed with the job
+// (seal.go; docs/modes.md "The home layer"): what is left under CacheDir
+// is an older shadow's, and `shadow gc` removes all of it. An older
+// shadow still running holds its slot's cache with a shared flock(2) on
+// cacheLock inside it; gc needs the lock exclusively, so a cache in use
+// is kept.
 
 const cacheLock = ".shadow-slot.lock"
 
 // gcSuffix names a cache gc has moved aside and is removing.
 const gcSuffix = ".gc-"
-
-// useCache makes cache (when missing), holds it for a job until release
-// and marks it used (its mtime, which gc reads).
-func useCache(cache string) (release func(), err error) {
-	for try := 0; try < 3; try++ {
-		if err := os.MkdirAll(cache, 0o700); err != nil {
-			return nil, err
-		}
-		f, err := os.OpenFile(filepath.Join(cache, cacheLock), os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil {
-			return nil, err
-		}
-		// Blocks only while gc moves the cache aside.
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock the slot cache %s: %w", cache, err)
-		}
-		// gc may have moved the cache away between the open and the lock:
-		// then the lock is the moved one's, and a fresh cache is made.
-		var held, now unix.Stat_t
-		if unix.Fstat(int(f.Fd()), &held) == nil && unix.Stat(filepath.Join(cache, cacheLock), &now) == nil &&
-			held.Dev == now.Dev && held.Ino == now.Ino {
-			t := time.Now()
-			_ = os.Chtimes(cache, t, t)
-			return func() { f.Close() }, nil
-		}
-		f.Close()
-	}
-	return nil, errors.New("the slot cache " + cache + " kept being removed by shadow gc: try again")
-}
 
 // CacheGC is what GCCaches did: each dir removed or kept, and why.
 type CacheGC struct {
@@ -71,17 +37,10 @@ type CacheGC struct {
 	Errors        []error
 }
 
-// GCCaches removes the slot caches under dir unused for maxAge, or whose
-// workspace (one of workspaces, the checkouts shadow has recorded) is
-// gone, except those a job holds.
-func GCCaches(dir string, workspaces []string, maxAge time.Duration) CacheGC {
+// GCCaches removes every slot cache left under dir, except those a
+// running job holds.
+func GCCaches(dir string) CacheGC {
 	r := CacheGC{Removed: map[string]string{}, Kept: map[string]string{}}
-	gone := map[string]string{}
-	for _, ws := range workspaces {
-		if _, err := os.Stat(ws); errors.Is(err, os.ErrNotExist) {
-			gone[slotKey(ws)] = ws
-		}
-	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
@@ -97,23 +56,6 @@ func GCCaches(dir string, workspaces []string, maxAge time.Duration) CacheGC {
 			}
 			continue
 		}
-		if !slotName(e.Name()) {
-			continue
-		}
-		key, _, _ := strings.Cut(e.Name(), "-")
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		var why string
-		switch age := time.Since(fi.ModTime()); {
-		case gone[key] != "":
-			why = "the workspace " + gone[key] + " is gone"
-		case age > maxAge:
-			why = fmt.Sprintf("unused for %d days", int(age.Hours()/24))
-		default:
-			continue
-		}
 		if err := removeCache(p); err != nil {
 			if errors.Is(err, unix.EWOULDBLOCK) {
 				r.Kept[p] = "a run is using it"
@@ -122,8 +64,9 @@ func GCCaches(dir string, workspaces []string, maxAge time.Duration) CacheGC {
 			}
 			continue
 		}
-		r.Removed[p] = why
+		r.Removed[p] = "no longer used: each job's caches are its own"
 	}
+	_ = os.Remove(dir) // empty now, unless a run still holds one
 	return r
 }
 

@@ -6,72 +6,56 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// TestGCCaches: gc removes a slot's caches unused for CacheMaxAge and
-// those of a workspace that is gone, keeps fresh ones and one a job
-// holds (even when old), finishes a removal an earlier gc left half-done,
-// and leaves what is not a slot cache alone.
+// TestGCCaches: gc removes every slot cache an older shadow left, keeps
+// one a running job holds (its shared lock), finishes a removal an
+// earlier gc left half-done, and leaves files alone.
 func TestGCCaches(t *testing.T) {
 	dir := t.TempDir()
-	live, gone := t.TempDir(), filepath.Join(t.TempDir(), "gone")
-	lk, gk := slotKey(live), slotKey(gone)
-	old := time.Now().Add(-CacheMaxAge - time.Hour)
-	mk := func(name string, mtime time.Time) string {
+	mk := func(name string) string {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Join(p, "go-build", "ab"), 0o700); err != nil {
+		if err := os.MkdirAll(filepath.Join(p, "go-build"), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(p, "go-build", "ab", "x-d"), []byte("x"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, mtime, mtime); err != nil {
+		if err := os.WriteFile(filepath.Join(p, "go-build", "entry"), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	oldOne := mk(lk+"-0", old)
-	fresh := mk(lk+"-1", time.Now())
-	ofGone := mk(gk+"-0", time.Now())
-	held := mk(lk+"-2", old)
-	release, err := useCache(held)
+	left, held, half := mk("0123456789ab-1"), mk("0123456789ab-2"), mk("0123456789ab-3"+gcSuffix+"99")
+	if err := os.WriteFile(filepath.Join(dir, "note"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(held, cacheLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(held, old, old); err != nil { // as if the job had run for a week
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
 		t.Fatal(err)
 	}
-	half := mk(lk+"-3"+gcSuffix+"123", old)
-	other := mk("not-a-slot", old)
-
-	r := GCCaches(dir, []string{live, gone}, CacheMaxAge)
-	for _, p := range []string{oldOne, ofGone, half} {
-		if _, err := os.Stat(p); err == nil || r.Removed[p] == "" {
-			t.Errorf("%s not removed (%v)", p, r.Removed)
+	r := GCCaches(dir)
+	if r.Removed[left] == "" || r.Removed[half] == "" || len(r.Removed) != 2 {
+		t.Errorf("removed: %v", r.Removed)
+	}
+	if r.Kept[held] == "" {
+		t.Errorf("the held cache was not kept: %v", r.Kept)
+	}
+	for _, p := range []string{left, half} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there", p)
 		}
 	}
-	for _, p := range []string{fresh, held, other} {
-		if _, err := os.Stat(filepath.Join(p, "go-build", "ab", "x-d")); err != nil {
-			t.Errorf("%s removed: %v", p, err)
-		}
+	if _, err := os.Stat(filepath.Join(held, "go-build", "entry")); err != nil {
+		t.Errorf("the held cache lost its entry: %v", err)
 	}
-	if r.Kept[held] == "" || len(r.Errors) != 0 {
-		t.Errorf("kept %v, errors %v", r.Kept, r.Errors)
+	if _, err := os.Stat(filepath.Join(dir, "note")); err != nil {
+		t.Errorf("a file was removed: %v", err)
 	}
-	release()
-	// Released, the old cache goes; a job that starts afterwards gets a
-	// fresh one at the same path.
-	r = GCCaches(dir, nil, CacheMaxAge)
-	if r.Removed[held] == "" {
-		t.Errorf("the released old cache was kept: %v", r)
-	}
-	release, err = useCache(held)
-	if err != nil {
-		t.Fatal(err)
-	}
-	release()
-	if fi, err := os.Stat(held); err != nil || time.Since(fi.ModTime()) > time.Minute {
-		t.Errorf("a new job's cache: %v", err)
+	f.Close()
+	if r := GCCaches(dir); r.Removed[held] == "" {
+		t.Errorf("once released, the cache was not removed: %v %v", r.Removed, r.Kept)
 	}
 }

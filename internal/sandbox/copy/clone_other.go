@@ -54,6 +54,4 @@ type CacheGC struct {
 	Errors        []error
 }
 
-const CacheMaxAge = 7 * 24 * time.Hour
-
-func GCCaches(dir string, workspaces []string, maxAge time.Duration) CacheGC { return CacheGC{} }
+func GCCaches(dir string) CacheGC { return CacheGC{} }

@@ -42,9 +42,9 @@ type Options struct {
 	// command may still bind and connect to under --net isolated.
 	Writable  []string
 	HostPorts []int
-	// CacheDir holds each copy slot's private caches (GOCACHE,
-	// XDG_CACHE_HOME, npm's) for sealed commands, kept across runs; ""
-	// gives each job fresh ones inside its copy.
+	// CacheDir is where older shadows kept each copy slot's caches
+	// across runs (caches.go): hidden from sealed commands, whose caches
+	// are each job's own, inside its copy.
 	CacheDir string
 }
 

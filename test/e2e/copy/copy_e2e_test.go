@@ -75,10 +75,16 @@ func newCopyEnv(t *testing.T, how string) *copyEnv {
 		}
 	}
 	must(os.Chmod(top, 0o755))
-	// The test binary is shadow (SHADOW_E2E_MAIN=1); a copy in a place the
-	// unprivileged user can read.
+	// The test binary is shadow (SHADOW_E2E_MAIN=1); a hard link (a copy
+	// across file systems) in a place the unprivileged user can read, and
+	// a name of its own, by which shadowPID tells this test's shadow from
+	// the parallel tests'. A link, because a copy is a file open for
+	// writing while parallel tests fork: a child that has not yet exec'd
+	// holds it, and exec(2) of the copy then fails with ETXTBSY.
 	exe, _ := os.Executable()
-	must(copyExec(exe, e.bin))
+	if err := os.Link(exe, e.bin); err != nil {
+		must(copyExec(exe, e.bin))
+	}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("shadowci")
 		if err != nil {
