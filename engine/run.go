@@ -65,9 +65,13 @@ type Config struct {
 
 	// First, when set, names a hypothesis run alone before any other
 	// starts; AfterFirst runs once it has ended, before the others start
-	// (the home layer's baseline first: internal/run/warm.go).
+	// (the home layer's baseline first: internal/run/warm.go). FirstWait,
+	// when set, decides how long the others wait: it returns true once
+	// ended is closed, false when they should start beside it (it hangs,
+	// or runs too long to be worth waiting for); AfterFirst then never runs.
 	First      string
 	AfterFirst func(*Result)
+	FirstWait  func(ended <-chan struct{}) bool
 
 	// Shard: this run is one shard of a larger one (--shard K/N); the
 	// report carries it for `shadow merge`. ShardHyps are every hypothesis
@@ -184,11 +188,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 				cp.afterJudged(ctx, results[i], sem, now)
 			}
 		}(i)
-		if i == first {
-			<-ended
-			if cfg.AfterFirst != nil {
-				cfg.AfterFirst(results[i].snapshot())
-			}
+		if i == first && waitFirst(cfg.FirstWait, ended) && cfg.AfterFirst != nil {
+			cfg.AfterFirst(results[i].snapshot())
 		}
 	}
 	if cp != nil {
@@ -254,6 +255,16 @@ func Run(ctx context.Context, cfg Config) *Report {
 	}
 	em.emit(Event{Kind: KindRunFinished, Report: rep})
 	return rep
+}
+
+// waitFirst waits for the first hypothesis's job to end, or as long as
+// wait (when set) says; true when it ended.
+func waitFirst(wait func(<-chan struct{}) bool, ended <-chan struct{}) bool {
+	if wait == nil {
+		<-ended
+		return true
+	}
+	return wait(ended)
 }
 
 // runOrder is the order hypotheses start in: the spec's, with first (when

@@ -72,6 +72,7 @@ func (p *Plan) startHome(w *warmRun, cfg *engine.Config, baseline string) *homeR
 		// builds; the baseline alone first, then N-1 warm ones, about one.
 		cfg.First = baseline
 		cfg.AfterFirst = h.afterFirst
+		cfg.FirstWait = h.waitFirst
 	}
 	return h
 }

@@ -116,7 +116,10 @@ func TestTUICtrlCKeyExits130WithoutWinnerInTmux(t *testing.T) {
 	}
 	e.bin = noCI
 	e.start("run", 100, 30, append([]string{"-C", e.ws, "spec.json", "--"}, cmd...)...)
-	e.waitScreen("run", 30*time.Second, "passed", "running") // the TUI's columns
+	// The layer is cold for sh, so the baseline runs alone first; it
+	// sleeps, and the fix starts beside it once it has been idle for 10 s
+	// (docs/modes.md "Baseline first").
+	e.waitScreen("run", 60*time.Second, "passed", "running") // the TUI's columns
 	e.keys("run", "C-c")
 	if rc := e.exitCode("run", 30*time.Second); rc != "130" {
 		t.Errorf("exit code %s after Ctrl-C in the TUI, want 130", rc)

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package run
+
+import "time"
+
+// treeCPU cannot be read here: the baseline is waited for up to firstMax.
+func treeCPU() time.Duration { return -1 }
