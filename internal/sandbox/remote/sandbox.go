@@ -699,9 +699,10 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 // that does not within 15s is left to Close, which ends its session.
 func (s *Sandbox) runOn(ctx context.Context, n *node, job engine.Job) (engine.Outcome, error) {
 	out := engine.Outcome{ExitCode: -1, Node: n.name}
-	wj := &wireJob{Workspace: s.dir, Subdir: job.Subdir, Hyp: job.Hyp, Command: job.Command,
+	wj := &wireJob{Subdir: job.Subdir, Hyp: job.Hyp, Command: job.Command,
 		Net: job.Net, Tmp: job.Tmp, Collect: job.Collect}
 	s.mu.Lock()
+	wj.Workspace = s.dir // under mu: the conformance suite's node sets it per job
 	if job.KeepDir != "" && s.runID != "" {
 		wj.Keep = s.runID + "/" + job.Hyp.Name
 	}

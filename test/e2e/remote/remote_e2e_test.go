@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/mcpserver"
 	"github.com/shadow-dev/shadow/test/e2e"
 )
 
@@ -844,7 +845,9 @@ func TestE2ERemoteMCPRun(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("shadow_run: %s", e2e.Text(res))
 	}
-	rep := e2e.Structured[engine.Report](t, res)
+	// structuredContent is the brief (docs/agents.md); the full report,
+	// with its mode and sync, is behind its link.
+	rep := m.Report(e2e.Structured[mcpserver.RunDoc](t, res))
 	if rep.Winner == nil || *rep.Winner != "good" || rep.Mode != "remote" || len(rep.Sync) != 1 {
 		t.Fatalf("report: winner %v mode %s sync %+v\n%s", rep.Winner, rep.Mode, rep.Sync, e2e.Text(res))
 	}
