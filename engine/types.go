@@ -42,8 +42,9 @@ type Job struct {
 	HomeLayer string
 	KeepHome  string
 	// HomeCaches are the cache directories (absolute) HomeLayer and
-	// KeepHome are about (overlay: each gets an overlay of its own, so
-	// its writes are apart from the rest of $HOME's).
+	// KeepHome are about (overlay: each the layer holds something for
+	// gets an overlay of its own; the writes to every one are kept apart
+	// from the rest of $HOME's).
 	HomeCaches []string
 }
 

@@ -154,7 +154,15 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	// The home layer's caches: an overlay each, inside $HOME's (or equal
 	// to a cache overlaid outside it), with the layer's part stacked
 	// between the real directory and the job's upper (home_linux.go).
-	homes, err := homeDirs(job, sealed, masks, dir, len(extra))
+	caches := homeCaches(job, sealed, masks)
+	for _, hc := range caches {
+		if hc.layer == "" && sealed[hc.parent].path != hc.path {
+			// No overlay of its own: its writes land in the sealed dir's
+			// upper, summed per cache in the report all the same.
+			sealed[hc.parent].caches = append(sealed[hc.parent].caches, hc.path)
+		}
+	}
+	homes, err := homeDirs(caches, dir, len(extra))
 	if err != nil {
 		return out, err
 	}
@@ -230,7 +238,7 @@ func (s *Sandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, erro
 	}
 	out.Outside = outsideWrites(outDirs, outUppers)
 	if job.KeepHome != "" && ram == nil {
-		keepHome(job.KeepHome, homes)
+		keepHome(job.KeepHome, caches, homes, sealed, sealUppers)
 	}
 	if job.KeepDir != "" {
 		if err := os.MkdirAll(filepath.Dir(job.KeepDir), 0o700); err == nil {

@@ -20,6 +20,9 @@ import (
 type sealDir struct {
 	path string // resolved; lowerdir and mount point
 	kind string // "home", "writable" or "cache"
+	// caches are the home layer's caches inside it that have no overlay
+	// of their own (home_linux.go): each is one entry of outside writes.
+	caches []string
 }
 
 // cacheEnv are variables naming a cache a build writes; where one lies
@@ -53,14 +56,14 @@ func (s *Sandbox) Writable(paths ...string) *Sandbox {
 func (s *Sandbox) sealDirs(job engine.Job, gitDirs, masks []string) []sealDir {
 	var cands []sealDir
 	if h, ok := lookupEnv(job.Env, "HOME"); ok && filepath.IsAbs(h) {
-		cands = append(cands, sealDir{resolve(h), "home"})
+		cands = append(cands, sealDir{path: resolve(h), kind: "home"})
 	}
 	for _, w := range s.writable {
-		cands = append(cands, sealDir{resolve(w), "writable"})
+		cands = append(cands, sealDir{path: resolve(w), kind: "writable"})
 	}
 	for _, k := range cacheEnv {
 		if v, ok := lookupEnv(job.Env, k); ok && filepath.IsAbs(v) {
-			cands = append(cands, sealDir{resolve(v), "cache"})
+			cands = append(cands, sealDir{path: resolve(v), kind: "cache"})
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return len(cands[i].path) < len(cands[j].path) })
@@ -199,6 +202,11 @@ func cacheRoot(d sealDir, rel string) string {
 				return filepath.Join(d.path, c, first)
 			}
 			return filepath.Join(d.path, c)
+		}
+	}
+	for _, c := range d.caches {
+		if p := filepath.Join(d.path, rel); p != c && within(p, c) {
+			return c
 		}
 	}
 	return ""
