@@ -26,6 +26,9 @@ type (
 	ShardInfo    = report.ShardInfo
 	ShardCross   = report.ShardCross
 
+	TestsFromInfo    = report.TestsFromInfo
+	TestsFromOutcome = report.TestsFromOutcome
+
 	Spec            = spec.Spec
 	SpecCommon      = spec.SpecCommon
 	SpecHyp         = spec.SpecHyp

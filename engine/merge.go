@@ -106,6 +106,7 @@ func MergeShards(reps []*Report, names []string) (*Report, error) {
 		Command: lowest.Command, Mode: lowest.Mode, StartedAt: lowest.StartedAt,
 		StalePaths: []string{}, Applied: []string{}, MergedFrom: indexes,
 		BaselineFlaky: lowest.BaselineFlaky,
+		TestsFrom:     lowest.TestsFrom, // one spec digest: the same tests in every shard
 	}
 	var end time.Time
 	var results []*Result

@@ -50,8 +50,12 @@ type Config struct {
 	// Confirm reruns the baseline and the leading candidate this many more
 	// times before a winner is named (--confirm N; 0 = none).
 	Confirm int
-	Sandbox Sandbox
-	Emit    func(Event)
+	// TestsFrom are the tests written before the candidates were seen
+	// (--tests-from): already laid over every hypothesis's common part
+	// (WithTestsFrom); here for the judge and the report.
+	TestsFrom *TestsFrom
+	Sandbox   Sandbox
+	Emit      func(Event)
 	// FixReport complete the report, in order, before run_finished is
 	// emitted (--freeze's stale paths, the warm layer's field): consumers
 	// only read it (engine.Broker delivers it to them concurrently).
@@ -126,7 +130,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
 	// Every watch is set before the first hypothesis starts (watch.go).
 	stale := StartStaleWatch(cfg.Workspace, cfg.ScanExclude...)
-	jd := newJudge(cfg.TestPaths, commonPaths(cfg.Hyps))
+	jd := newJudge(cfg.TestPaths, append(commonPaths(cfg.Hyps), cfg.TestsFrom.Paths()...))
 	cfg.canary = planCanary(cfg.Workspace, cfg.Subdir, cfg.Command)
 	results := make([]*result, len(cfg.Hyps))
 	splits := map[string]judgeSplit{}
@@ -139,7 +143,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		results[i].JudgeEdits = s.paths
 		results[i].allowTestEdits = cfg.AllowTestEdits
 		results[i].ProposedTests = listProposed(s, orig)
-		cfg.jobHyps[h.Name] = h.WithCommon()
+		cfg.jobHyps[h.Name] = overTestsFrom(h.WithCommon(), cfg.TestsFrom)
 		if !cfg.AllowTestEdits {
 			results[i].judged = true
 			results[i].codeLines = results[i].ChangedLines - judgeLines(s, orig)
@@ -227,6 +231,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	rep.Cancelled = ctx.Err() != nil
 	rep.StalePaths = stale.Stop(orig)
 	rep.Stale = len(rep.StalePaths) > 0
+	fillTestsFrom(rep, results, cfg.TestsFrom, cfg.Workspace)
 	rep.Hypotheses = entries(results)
 	rep.Seal = commonSeal(rep.Hypotheses)
 	if w := Leader(results); w != nil && (cfg.Confirm == 0 || w.confirmed) {

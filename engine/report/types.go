@@ -102,6 +102,10 @@ type Result struct {
 	// abi 7"; "none: guards against accidents only (why)"); absent in
 	// overlay mode, whose namespaces are the seal.
 	Seal string `json:"seal,omitempty"`
+	// TestsFrom: how it fared on the tests written before the candidates
+	// (the report's tests_from); null without them, or where its run named
+	// none of them.
+	TestsFrom *TestsFromOutcome `json:"tests_from"`
 }
 
 // Report is the whole run (shadow.report/v1). Hypotheses are in rank order.
@@ -150,8 +154,11 @@ type Report struct {
 	Load float64 `json:"load,omitempty"`
 	// Warm is the warm build-output layer of the workspace (overlay and
 	// copy modes; absent in in-place and remote runs and with --no-warm).
-	Warm       *WarmLayer `json:"warm,omitempty"`
-	Hypotheses []*Result  `json:"hypotheses"`
+	Warm *WarmLayer `json:"warm,omitempty"`
+	// TestsFrom: the tests written before the candidates were seen
+	// (--tests-from), the judge's on every hypothesis; null without.
+	TestsFrom  *TestsFromInfo `json:"tests_from"`
+	Hypotheses []*Result      `json:"hypotheses"`
 
 	// MergeNotes: what `shadow merge` found the shards disagree on and
 	// how the merge read it (a proposed test the checkout failed in one

@@ -50,8 +50,12 @@ type Spec struct {
 	Confirm int `json:"confirm,omitempty"`
 	// Common is applied to every hypothesis, the baseline included, after
 	// its base and before its own edits. Its files are the judge's.
-	Common *SpecCommon  `json:"common,omitempty"`
-	Remote []RemoteNode `json:"remote,omitempty"`
+	Common *SpecCommon `json:"common,omitempty"`
+	// TestsFrom is a directory of test files or a unified diff, relative
+	// to the spec's directory, written before the candidates were seen:
+	// the judge's, laid over every hypothesis (--tests-from; TestsFrom).
+	TestsFrom string       `json:"tests_from,omitempty"`
+	Remote    []RemoteNode `json:"remote,omitempty"`
 }
 
 // SpecCommon is the spec-level "common": edits, deletes and a patch every

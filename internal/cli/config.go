@@ -35,6 +35,7 @@ var configRefused = map[string]string{
 	"patch":           "hypotheses come from the spec or the command line",
 	"ref":             "hypotheses come from the spec or the command line",
 	"worktrees":       "hypotheses come from the spec or the command line",
+	"tests-from":      "tests written before this run's candidates belong to this run (the spec's tests_from holds them for every run of it)",
 	"shard":           "a shard is one worker's slice of one run",
 	"shard-index-env": "a shard is one worker's slice of one run",
 	"version":         "not a run flag",

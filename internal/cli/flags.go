@@ -52,6 +52,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.AllowTestEdits, "allow-test-edits", false, "a candidate that changes tests may win")
 	fs.BoolVar(&o.AllowSuspicious, "allow-suspicious", false, "a candidate whose code sniffs or patches the test runner may win")
 	fs.BoolVar(&o.NoCross, "no-cross", false, "do not run candidates' proposed tests on each other")
+	fs.StringVar(&o.TestsFrom, "tests-from", "", "tests written before the candidates were seen: a directory laid over the workspace, or a unified diff; the judge's, run on the baseline and every candidate, never applied")
 	fs.BoolVar(&o.WithTests, "with-tests", false, "with --apply: write the winner's proposed tests too, not only its code")
 	fs.Func("remote", "run the hypotheses on these ssh nodes: NODE[,NODE...]", func(v string) error {
 		o.Remote = append(o.Remote, run.ParseRemote(v)...)

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -78,6 +79,12 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 		if withB, err := withBaseline(hyps, a.Spec, a.SpecDir, ws, lim); err == nil {
 			hyps = withB
 		}
+	}
+	// The spec's tests_from, laid as the shards' plan laid it (a
+	// --tests-from flag the shards were given is not in the spec: the
+	// digest below then differs, and says so).
+	if hyps, _, err = layTestsFrom(context.Background(), "", a.Cwd, a.Spec, a.SpecDir, ws, lim, hyps); err != nil {
+		return nil, Usage("merge --apply: %v", err)
 	}
 	names := hypNames(hyps)
 	if strings.Join(names, "\x00") != strings.Join(shard.Hypotheses, "\x00") {

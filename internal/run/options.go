@@ -75,6 +75,10 @@ type Options struct {
 	// NoCross turns the cross phase off (--no-cross; the spec's
 	// "no_cross" too): candidates' proposed tests do not run on the others.
 	NoCross bool
+	// TestsFrom is --tests-from DIR|PATCH (relative to Cwd), over the
+	// spec's "tests_from": tests written before the candidates were seen,
+	// the judge's on every hypothesis (testsfrom.go).
+	TestsFrom string
 	// WithTests: --apply writes the winner's proposed tests (its judge
 	// part) too, not only its code (--with-tests).
 	WithTests bool

@@ -93,6 +93,10 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 			return nil, Usage("%v", err)
 		}
 	}
+	hyps, testsFrom, err := layTestsFrom(ctx, o.TestsFrom, o.Cwd, spec, specDir, ws, lim, hyps)
+	if err != nil {
+		return nil, err
+	}
 	confirm := spec.Confirm
 	if o.Confirm < 0 || o.Confirm > engine.MaxConfirm {
 		return nil, Usage("--confirm %d: want 0 to %d reruns", o.Confirm, engine.MaxConfirm)
@@ -175,7 +179,8 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 		// The cross phase (--no-cross) and what --apply writes of the
 		// winner's tests (--with-tests).
 		NoCross: o.NoCross || spec.NoCross, WithTests: o.WithTests,
-		Shard: shardInfo,
+		Shard:     shardInfo,
+		TestsFrom: testsFrom,
 	}
 	if shardInfo != nil {
 		p.cfg.ShardHyps = specHyps // the cross phase plans every proposal of the spec

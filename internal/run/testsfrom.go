@@ -1,0 +1,35 @@
+package run
+
+import (
+	"context"
+
+	"github.com/shadow-dev/shadow/engine"
+)
+
+// layTestsFrom resolves the run's tests written before the candidates
+// were seen (docs/spec.md "tests_from", docs/cli.md --tests-from): given
+// (the option, relative to cwd) over the spec's tests_from (relative to
+// specDir), and lays them over every hypothesis. None given: hyps as they
+// are and nil. A refusal is a usage error (exit 2, nothing written) that
+// names the option or field, the source and the file.
+func layTestsFrom(ctx context.Context, given, cwd string, spec *engine.Spec, specDir, ws string, lim engine.Limits, hyps []engine.Hypothesis) ([]engine.Hypothesis, *engine.TestsFrom, error) {
+	field, src, dir := "--tests-from", given, cwd
+	if src == "" {
+		if spec.TestsFrom == "" {
+			return hyps, nil, nil
+		}
+		field, src, dir = "tests_from", spec.TestsFrom, specDir
+	}
+	tf, err := engine.ResolveTestsFrom(ctx, field, src, dir, ws, lim)
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, nil, Usage("%v", err)
+	}
+	out, err := engine.WithTestsFrom(hyps, tf)
+	if err != nil {
+		return nil, nil, Usage("%s: %s: %v", field, tf.Source, err)
+	}
+	return out, tf, nil
+}
