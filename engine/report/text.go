@@ -19,6 +19,7 @@ func WriteText(w io.Writer, r *Report) {
 	if len(r.BaselineFlaky) > 0 {
 		fmt.Fprintf(w, "the baseline is flaky: %s changed outcome across its runs; they count as neither fixed nor broken\n", ListShort(r.BaselineFlaky, 5))
 	}
+	writeTestsFrom(w, r)
 	width := 4
 	for _, h := range r.Hypotheses {
 		width = max(width, len(h.Name))

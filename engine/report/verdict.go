@@ -17,6 +17,9 @@ func rowMarks(r *Report, h *Result) []string {
 	} else if len(h.EditsTests) > 0 && h.Status == StatusPassed && !r.Judged {
 		m = append(m, "changes tests, allowed: "+ListShort(h.EditsTests, 3))
 	}
+	if tm := testsFromMark(h); tm != "" {
+		m = append(m, tm)
+	}
 	if pm := proposedMark(r, h); pm != "" {
 		m = append(m, pm)
 	}

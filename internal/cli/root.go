@@ -93,6 +93,8 @@ judge:
   --allow-test-edits  a candidate that changes the tests or runs fewer may win
   --allow-suspicious  a candidate whose code sniffs or patches the test runner may win
   --no-cross        do not run candidates' proposed tests on each other
+  --tests-from DIR|PATCH  tests written before the candidates were seen (a directory
+                    laid over the workspace, or a diff): the judge's, on every hypothesis
 
 sandbox:
   --mode MODE       auto|overlay|copy|inplace (default auto; shadow probe says why)

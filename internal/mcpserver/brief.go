@@ -48,6 +48,9 @@ type HypBrief struct {
 	Suspicious   string      `json:"suspicious,omitempty" jsonschema:"why it looks like it games the judge"`
 	Tampered     string      `json:"tampered,omitempty" jsonschema:"evidence its verdict was forged"`
 	Error        string      `json:"error,omitempty" jsonschema:"why it could not run"`
+	// TestsFromFailed: how many of the tests from before the candidates
+	// (tests_from) it failed.
+	TestsFromFailed int `json:"tests_from_failed,omitempty" jsonschema:"tests from tests_from it fails"`
 }
 
 // BriefTests are a hypothesis's test counts (so far, while it runs).
@@ -156,6 +159,9 @@ func briefHyp(h *engine.Result) HypBrief {
 	b := HypBrief{Name: h.Name, Status: h.Status, Fixed: len(h.Fixed), Broken: len(h.Broken), ChangedLines: h.ChangedLines,
 		Reason: clipPtr(h.Reason), Disqualified: clipPtr(h.Disqualified), Suspicious: clipPtr(h.Suspicious),
 		Tampered: clipPtr(h.Tampered), Error: clipPtr(h.Error)}
+	if h.TestsFrom != nil {
+		b.TestsFromFailed = len(h.TestsFrom.Failed)
+	}
 	if h.Tests != nil {
 		b.Tests = &BriefTests{Passed: h.Tests.Passed, Failed: h.Tests.Failed, Skipped: h.Tests.Skipped}
 	}
@@ -176,6 +182,9 @@ func hypLine(b HypBrief, winner *string) string {
 	}
 	if b.ChangedLines > 0 {
 		s += fmt.Sprintf(", %d changed line(s)", b.ChangedLines)
+	}
+	if b.TestsFromFailed > 0 {
+		s += fmt.Sprintf(", fails %d test(s) from tests_from", b.TestsFromFailed)
 	}
 	if winner != nil && *winner == b.Name {
 		s += " <- winner"

@@ -108,6 +108,14 @@ func TestSchemaValidatesEveryFieldSpec(t *testing.T) {
 	}
 
 	outside := t.TempDir() // for "writable": a directory outside the workspace
+	// "tests_from": a directory beside the spec, its file laid over the
+	// workspace at checks/from.txt.
+	if err := os.MkdirAll(filepath.Join(e.Dir, "from", "checks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.Dir, "from", "checks", "from.txt"), []byte("from\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A value for every field a spec may have; a field the code has that
 	// this list lacks fails the test (booleans default off), so a new one
 	// is exercised here too.
@@ -135,6 +143,7 @@ func TestSchemaValidatesEveryFieldSpec(t *testing.T) {
 		"allow_suspicious": false,
 		"no_cross":         false,
 		"confirm":          1,
+		"tests_from":       "from",
 		"common":           map[string]any{"edits": []any{map[string]any{"path": "checks/repro.txt", "content": "repro\n"}}, "delete": []string{"checks/keep.txt"}, "patch": ""},
 		// "remote" runs in a spec of its own below: the local node.
 	}
