@@ -10,21 +10,22 @@ import (
 // engine's callers have always used.
 
 type (
-	Report       = report.Report
-	Result       = report.Result
-	Event        = report.Event
-	Tests        = report.Tests
-	WarmLayer    = report.WarmLayer
-	HomeLayer    = report.HomeLayer
-	NodeSync     = report.NodeSync
-	OutsideWrite = report.OutsideWrite
-	ProposedTest = report.ProposedTest
-	Cross        = report.Cross
-	CrossRef     = report.CrossRef
-	HypLimits    = report.HypLimits
-	RankKey      = report.RankKey
-	ShardInfo    = report.ShardInfo
-	ShardCross   = report.ShardCross
+	Report         = report.Report
+	Result         = report.Result
+	Event          = report.Event
+	Tests          = report.Tests
+	WarmLayer      = report.WarmLayer
+	HomeLayer      = report.HomeLayer
+	NodeSync       = report.NodeSync
+	OutsideWrite   = report.OutsideWrite
+	ProposedTest   = report.ProposedTest
+	Cross          = report.Cross
+	CrossRef       = report.CrossRef
+	HypLimits      = report.HypLimits
+	RankKey        = report.RankKey
+	ShardInfo      = report.ShardInfo
+	ShardCross     = report.ShardCross
+	TestCollection = report.TestCollection
 
 	TestsFromInfo    = report.TestsFromInfo
 	TestsFromOutcome = report.TestsFromOutcome

@@ -48,6 +48,9 @@ var runtimeNoise = []string{"__pycache__", ".pytest_cache", ".mypy_cache", ".ruf
 type judge struct {
 	globs  []string
 	common map[string]bool
+	// collected is what the command's runner said its tests are
+	// (collect.go); nil where it was not asked.
+	collected *testCollection
 }
 
 func newJudge(testPaths []string, common []string) *judge {
@@ -63,7 +66,7 @@ func newJudge(testPaths []string, common []string) *judge {
 
 // is reports whether p (workspace-relative, '/'-separated) is a judge file.
 func (j *judge) is(p string) bool {
-	if j.common[p] {
+	if j.common[p] || j.collected.collects(p) {
 		return true
 	}
 	base := path.Base(p)

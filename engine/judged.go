@@ -61,7 +61,7 @@ func collectsAsTest(p string) bool {
 // isJudgePath reports whether a path a candidate writes belongs to the
 // judge: the judge's files, and a new file a runner would collect.
 func (j *judge) isJudgePath(p string, existed bool) bool {
-	return j.is(p) || (!existed && collectsAsTest(p))
+	return j.is(p) || (!existed && (collectsAsTest(p) || j.collected.collectsNew(p)))
 }
 
 // splitJudge splits h. existed reports whether a path is in the checkout.

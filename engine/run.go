@@ -131,6 +131,10 @@ func Run(ctx context.Context, cfg Config) *Report {
 	// Every watch is set before the first hypothesis starts (watch.go).
 	stale := StartStaleWatch(cfg.Workspace, cfg.ScanExclude...)
 	jd := newJudge(cfg.TestPaths, append(commonPaths(cfg.Hyps), cfg.TestsFrom.Paths()...))
+	// Which files are tests, from the runner, on the checkout before any
+	// candidate runs (collect.go).
+	jd.collected = collectTests(ctx, &cfg)
+	rep.TestCollection = jd.collected.report()
 	cfg.canary = planCanary(cfg.Workspace, cfg.Subdir, cfg.Command)
 	results := make([]*result, len(cfg.Hyps))
 	splits := map[string]judgeSplit{}

@@ -165,6 +165,11 @@ type Report struct {
 	// shard and passed in another); omitted when none.
 	MergeNotes []string `json:"merge_notes,omitempty"`
 
+	// TestCollection: which files the run took for the runner's tests
+	// before any candidate ran, and how it knew (docs/report.md, "The
+	// judge"); null when the command's runner is not one it asks.
+	TestCollection *TestCollection `json:"test_collection"`
+
 	// Judged and AllowSuspicious are what the text writer needs of the
 	// run's flags to mark a row (WriteText): Judged, candidates were judged
 	// by their code under the checkout's judge (no --allow-test-edits,
@@ -173,6 +178,21 @@ type Report struct {
 	// back from JSON, and nothing ranks on them.
 	Judged          bool `json:"-"`
 	AllowSuspicious bool `json:"-"`
+}
+
+// TestCollection is what the command's runner said its test files are,
+// on the checkout: Via "collection" (pytest's --collect-only, run sealed),
+// "config" (read from its configuration), "command" (unittest's
+// discovery arguments) or "rule" (the runner's fixed or default rule).
+// Files are those it named (workspace-relative), Globs the patterns that
+// name new files too ("DIR: GLOB" when relative to DIR); Note, why the
+// runner's own collection was not had where it was tried.
+type TestCollection struct {
+	Runner string   `json:"runner"`
+	Via    string   `json:"via"`
+	Files  []string `json:"files"`
+	Globs  []string `json:"globs"`
+	Note   string   `json:"note,omitempty"`
 }
 
 // WarmLayer is what a run did with the workspace's warm layer: the
