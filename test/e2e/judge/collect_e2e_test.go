@@ -3,6 +3,8 @@
 package judge
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -35,6 +37,9 @@ func TestE2ECollectedTestFiles(t *testing.T) {
 	for _, x := range runners {
 		t.Run(x.rn.Dir, func(t *testing.T) {
 			e, flags := e2e.JudgeEnv(t, x.rn)
+			if x.rn.Js {
+				ownNodeModules(t, e.WS)
+			}
 			args := append(append(flags, "--headless", "--json", "-C", e.WS, e2e.JudgeSpec(t, x.rn, "spec.json"), "--"), x.rn.Command...)
 			out, stderr, code := e.Shadow(args...)
 			rep := e.Report(out)
@@ -63,5 +68,31 @@ func TestE2ECollectedTestFiles(t *testing.T) {
 				t.Errorf("fix_append: proposed_tests %s, want its appended test, reproducing", e2e.ProposedString(p))
 			}
 		})
+	}
+}
+
+// ownNodeModules makes the workspace's node_modules a directory of its own
+// (each package a link into the fixture's): vite writes the bundled config
+// file to node_modules/.vite-temp, which must be inside the shadow.
+func ownNodeModules(t *testing.T, ws string) {
+	nm := filepath.Join(ws, "node_modules")
+	target, err := os.Readlink(nm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(nm); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(nm, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ents {
+		if err := os.Symlink(filepath.Join(target, d.Name()), filepath.Join(nm, d.Name())); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
