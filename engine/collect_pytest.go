@@ -423,9 +423,10 @@ func tomlStrings(text, table, key string) ([]string, bool) {
 			}
 			return strings.Fields(m[1] + m[2]), true
 		}
-		for !strings.Contains(stripTomlComment(v), "]") && i+1 < len(lines) {
+		for last := v; !strings.Contains(stripTomlComment(last), "]") && i+1 < len(lines); {
 			i++
-			v += "\n" + lines[i]
+			last = lines[i]
+			v += "\n" + last
 		}
 		var out []string
 		for _, part := range strings.Split(v, "\n") {
