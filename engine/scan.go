@@ -15,7 +15,9 @@ import (
 // makes the candidate suspicious: it ranks below every clean pass and never
 // wins without --allow-suspicious (rank.go). Only the lines the candidate
 // added are scanned, so a checkout that already holds such code does not make
-// every candidate suspicious.
+// every candidate suspicious, and what the checkout's version of a file
+// already asks (internal/scan's introspection classes) is not counted
+// against a candidate that rewrites it.
 
 // maxScanHits bounds how many hits the reason names.
 const maxScanHits = 3
@@ -24,11 +26,15 @@ const maxScanHits = 3
 func scanCode(jd *judge, h Hypothesis, orig map[string]FileState) string {
 	var hits []scan.Hit
 	for _, f := range h.Files {
-		if jd.is(f.Path) || scan.LangOf(f.Path) == "" {
+		if jd.is(f.Path) || !scan.Wants(f.Path) {
 			continue
 		}
 		o := orig[f.Path]
-		hits = append(hits, scan.Scan(scan.File{Path: f.Path, Content: f.Content, Added: addedLines(o, f.Content)})...)
+		var was []byte
+		if o.Exists && !o.Dir {
+			was = o.Content
+		}
+		hits = append(hits, scan.Scan(scan.File{Path: f.Path, Content: f.Content, Added: addedLines(o, f.Content), Orig: was})...)
 	}
 	if len(hits) == 0 {
 		return ""

@@ -7,8 +7,10 @@
 //
 // It is pure and imports nothing of shadow's: Scan gets one file's new
 // content and which of its lines the candidate added, and returns the rules
-// those lines hit. Every rule is a row of the one table in rules.go, each
-// with a test and the legitimate code it must not flag.
+// those lines hit. Every spelling rule is a row of the one table in
+// rules.go, and every introspection class (ask.go) judges what the code
+// asks through the language's names; each has a test and the legitimate
+// code it must not flag.
 package scan
 
 import (
@@ -30,6 +32,10 @@ type File struct {
 	// Added holds the 1-based numbers of the lines the candidate added or
 	// changed; nil means every line (a new file).
 	Added map[int]bool
+	// Orig is the checkout's version of the file (nil: a new file). What
+	// the checkout's code already asks is not the candidate's doing, even
+	// on a line the candidate moved or rewrote.
+	Orig []byte
 }
 
 // Hit is one rule an added line matched.
@@ -55,6 +61,10 @@ const (
 	JS     Lang = "js" // JavaScript and TypeScript
 )
 
+// Wants reports whether Scan has anything to say about a path: a
+// language the rules know, or a file the interpreter runs at startup.
+func Wants(p string) bool { return LangOf(p) != "" || shadowsRunner(p) != "" }
+
 // LangOf returns the language of a path, or "" when no rule applies to it.
 func LangOf(p string) Lang {
 	switch strings.ToLower(path.Ext(p)) {
@@ -73,6 +83,9 @@ func LangOf(p string) Lang {
 func Scan(f File) []Hit {
 	lang := LangOf(f.Path)
 	if lang == "" {
+		if why := shadowsRunner(f.Path); why != "" && f.Orig == nil {
+			return []Hit{{Path: f.Path, Line: 1, Rule: RuleStartup, Why: why, Text: firstLine(f.Content)}}
+		}
 		return nil
 	}
 	lines := strings.Split(strings.ReplaceAll(string(f.Content), "\r\n", "\n"), "\n")
@@ -113,8 +126,46 @@ func Scan(f File) []Hit {
 			}
 		}
 	}
+	hits = append(hits, askHits(f, lang, lines, hits)...)
 	sortHits(hits)
 	return hits
+}
+
+// askHits are the introspection classes' hits on added lines (ask.go),
+// less what the checkout's version of the file already asks and the
+// lines a table rule already named.
+func askHits(f File, lang Lang, lines []string, table []Hit) []Hit {
+	src := strings.Join(lines, "\n")
+	var out []Hit
+	var had map[string]bool
+	named := map[int]bool{}
+	for _, h := range table {
+		named[h.Line] = true
+	}
+	for _, fd := range analyze(lang, f.Path, src, lines) {
+		if !f.added(fd.line) || named[fd.line] || fd.line < 1 || fd.line > len(lines) {
+			continue
+		}
+		if f.Orig != nil && had == nil {
+			had = map[string]bool{}
+			ol := strings.Split(strings.ReplaceAll(string(f.Orig), "\r\n", "\n"), "\n")
+			for _, o := range analyze(lang, f.Path, strings.Join(ol, "\n"), ol) {
+				had[o.rule+"\x00"+o.key] = true
+			}
+		}
+		if had[fd.rule+"\x00"+fd.key] {
+			continue
+		}
+		named[fd.line] = true
+		r := Rule{ID: fd.rule, Why: fd.why}
+		out = append(out, hit(f.Path, fd.line, r, lines[fd.line-1]))
+	}
+	return out
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(s)
 }
 
 func (f File) added(n int) bool { return f.Added == nil || f.Added[n] }

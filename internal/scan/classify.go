@@ -1,0 +1,146 @@
+package scan
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// runnerEnv reports whether an environment variable's name can tell a
+// test run from a user's: what the runners set (pytest's PYTEST_*
+// (pytest docs, "Environment variables"), vitest's VITEST*, TEST and MODE,
+// jest's JEST_WORKER_ID, node --test's NODE_TEST_CONTEXT, npm's
+// npm_lifecycle_event for "npm test"), shadow's own SHADOW_* (sharding),
+// the shell's "_" (the command that started the process), and, as a
+// class, any name with a TEST word in it. NODE_ENV is left to the rule that
+// compares it with "test": "production" checks are everywhere.
+func runnerEnv(name string) bool {
+	u := strings.ToUpper(name)
+	switch {
+	case name == "_", u == "TEST", u == "MODE":
+		return true
+	case strings.HasPrefix(u, "PYTEST"), strings.HasPrefix(u, "VITEST"), strings.HasPrefix(u, "JEST"),
+		strings.HasPrefix(u, "NODE_TEST"), strings.HasPrefix(u, "NPM_LIFECYCLE"), strings.HasPrefix(u, "SHADOW"),
+		strings.HasPrefix(u, "GOTEST"), strings.HasPrefix(u, "UNITTEST"), strings.HasPrefix(u, "NOSE_"),
+		strings.HasPrefix(u, "MOCHA"), strings.HasPrefix(u, "HYPOTHESIS"):
+		return true
+	}
+	for _, w := range strings.FieldsFunc(u, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		switch w {
+		case "TEST", "TESTS", "TESTING", "PYTEST", "JEST", "VITEST", "UNITTEST", "TESTRUN", "TESTRUNNER":
+			return true
+		}
+	}
+	return false
+}
+
+// runnerPyModule: Python modules that are the test runner or its
+// assertion machinery. unittest.mock is a library, not the runner.
+func runnerPyModule(m string) bool {
+	root, _, _ := strings.Cut(m, ".")
+	switch root {
+	case "pytest", "_pytest", "pluggy", "nose", "nose2", "doctest", "xdist":
+		return true
+	case "unittest":
+		return m != "unittest.mock" && !strings.HasPrefix(m, "unittest.mock.")
+	}
+	return false
+}
+
+// runnerJSModule: JavaScript packages that are a runner or an assertion
+// library.
+func runnerJSModule(m string) bool {
+	m = strings.TrimPrefix(m, "node:")
+	switch m {
+	case "vitest", "jest", "expect", "chai", "mocha", "test", "ava", "uvu", "tap", "jasmine", "assert", "assert/strict", "should", "power-assert":
+		return true
+	}
+	for _, p := range []string{"vitest/", "@vitest/", "@jest/", "jest-", "chai-", "expect/", "uvu/"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsRunnerGlobals are what jest, vitest (globals: true) and mocha put on
+// globalThis for the test files.
+var jsRunnerGlobals = map[string]bool{
+	"jest": true, "vi": true, "expect": true, "describe": true, "it": true, "test": true, "jasmine": true,
+	"beforeAll": true, "beforeEach": true, "afterAll": true, "afterEach": true, "suite": true, "vitest": true,
+	"assert": true, "chai": true,
+}
+
+// testPathLit matches a string that names a file or directory a runner
+// treats as a test or as its configuration: Go's *_test.go, pytest's
+// test_*.py / *_test.py / conftest.py / pytest.ini, tox.ini, jest's and
+// vitest's *.test.* / *.spec.* / __tests__ and their config files, a
+// tests/ directory. Interpolations are "*".
+var testPathLit = regexp.MustCompile(`(?i)(_test\.go\b|(^|[/\\*.])test_[\w*]*(\.py\b|$)|_test\.py\b|\bconftest\b|\bpytest\.ini\b|\btox\.ini\b|\.pytest_cache|\.(test|spec)\.([cm]?[jt]sx?\b|\*)|\b__tests__\b|\b(vitest|jest|vite)\.(config|workspace)\b|\bjest\.setup|\bvitest\.setup|(^|[/\\])tests?[/\\]|[/\\]tests?$|^\*+test\*?$|^test\*|\.coveragerc)`)
+
+// testPathValue is testPathLit for a literal that is also a plausible
+// path or pattern: a sentence that mentions "tests/" is not a path.
+func testPathValue(s string) bool {
+	if len(s) > 200 || strings.ContainsAny(s, "\n") || strings.Count(s, " ") > 1 {
+		return false
+	}
+	return testPathLit.MatchString(s)
+}
+
+// procLit matches what /proc tells of a process: its command line, its
+// environment, its executable, its parent.
+var procLit = regexp.MustCompile(`/proc/(self|\*|%d|%s|\{[^}]*\}|\d+)?/?(cmdline|environ|exe|stat|status|comm)\b`)
+
+// goTestFlag: a go test flag, with or without its dashes (cmd/go,
+// "Testing flags": -test.v, -test.run, ...).
+var goTestFlag = regexp.MustCompile(`^-{0,2}test\.(v|run|skip|count|timeout|short|bench\w*|failfast|parallel|cpu|list|paniconexit0|testlogfile|gocoverdir|coverprofile|cpuprofile|memprofile\w*|trace|shuffle|fullpath|outputdir|blockprofile\w*|mutexprofile\w*|fuzz\w*|coverpkg|covermode)\b|^-test\.`)
+
+// shadowsRunner reports whether a code file would be found before the
+// runner's own module or run before any test: Python's sitecustomize and
+// usercustomize and .pth files (the site module imports and runs them at
+// startup), a module named like the runner, a package installed under
+// node_modules.
+func shadowsRunner(p string) string {
+	base := path.Base(p)
+	switch {
+	case base == "sitecustomize.py" || base == "usercustomize.py":
+		return "runs at every interpreter start (site: " + base + ")"
+	case strings.HasSuffix(base, ".pth"):
+		return "runs at every interpreter start (site: a .pth file)"
+	case strings.HasPrefix(p, "node_modules/") || strings.Contains(p, "/node_modules/"):
+		return "edits an installed package (node_modules)"
+	}
+	if LangOf(p) == Python {
+		mod := strings.TrimSuffix(base, path.Ext(base))
+		if mod == "__init__" {
+			mod = path.Base(path.Dir(p))
+		}
+		if mod == "pytest" || mod == "_pytest" || mod == "unittest" || mod == "pluggy" || mod == "doctest" {
+			return "shadows the test runner's module " + mod
+		}
+	}
+	return ""
+}
+
+// holdsRunnerName reports whether a file's strings (folded) name a test
+// runner, its environment or its files: what an enumeration of the
+// environment or of the loaded modules would be looking for.
+func holdsRunnerName(t []tok, consts map[string]string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i].k != tStr {
+			continue
+		}
+		v, _, end := foldStr(t, i, consts)
+		i = end - 1
+		l := strings.ToLower(v)
+		if l == "test" || l == "tests" || runnerEnv(v) && len(v) > 1 || runnerPyModule(v) || runnerJSModule(v) && l != "test" && l != "assert" {
+			return true
+		}
+		for _, w := range []string{"pytest", "unittest", "vitest", "jest", "mocha", "nose", "test_", "_test", ".test", "testing"} {
+			if strings.Contains(l, w) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,353 @@
+package scan
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// goStack: what hands out the call stack (runtime and runtime/debug docs).
+// runtime.FuncForPC alone names a function value (go-cmp's reporter); it
+// is the caller only with a pc from these.
+var goStack = map[string]bool{
+	"runtime.Caller": true, "runtime.Callers": true, "runtime.Stack": true, "runtime.CallersFrames": true,
+	"runtime/debug.Stack": true, "runtime/debug.PrintStack": true,
+}
+
+// goArgv: what tells which program runs the code. A go test binary is
+// named pkg.test and takes -test.* flags (cmd/go, "Testing flags"), and its
+// build info's path ends in .test.
+var goArgv = map[string]bool{
+	"os.Args": true, "os.Executable": true, "os.Getppid": true, "syscall.Getppid": true, "runtime/debug.ReadBuildInfo": true,
+	"flag.Visit": true, "flag.VisitAll": true, "flag.Args": true, "flag.NArg": true, "flag.Arg": true,
+}
+
+// goTesting: the testing package's answers about the run itself.
+var goTesting = map[string]bool{"testing.Testing": true, "testing.Short": true, "testing.Verbose": true, "testing.CoverMode": true,
+	"testing.Coverage": true, "testing.Init": true, "testing.MainStart": true, "testing.Main": true, "testing.RunTests": true,
+	"testing.RunBenchmarks": true, "testing.RunExamples": true}
+
+var goIO = map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "os.ReadDir": true, "os.DirFS": true, "os.Stat": true,
+	"io/ioutil.ReadFile": true, "io/ioutil.ReadDir": true, "path/filepath.Glob": true, "path/filepath.Walk": true,
+	"path/filepath.WalkDir": true, "io/fs.ReadFile": true, "io/fs.Glob": true, "io/fs.WalkDir": true, "io/fs.ReadDir": true,
+	"os/exec.Command": true, "os/exec.CommandContext": true, "go/parser.ParseFile": true, "go/parser.ParseDir": true}
+
+// goAnalyze walks a Go file's syntax tree (go/ast): imports resolve to
+// their paths whatever they are named, and constant strings are folded.
+func goAnalyze(fs *findings, p, src string) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, p, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil && f == nil {
+		return
+	}
+	imports := map[string]string{}
+	for _, s := range f.Imports {
+		ip, _ := strconv.Unquote(s.Path.Value)
+		name := ip[strings.LastIndex(ip, "/")+1:]
+		if s.Name != nil {
+			name = s.Name.Name
+		}
+		imports[name] = ip
+	}
+	main := f.Name.Name == "main"
+	namesRunner := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if l, ok := n.(*ast.BasicLit); ok && l.Kind == token.STRING && !namesRunner {
+			if v, err := strconv.Unquote(l.Value); err == nil {
+				namesRunner = holdsRunnerName([]tok{{k: tStr, s: v}}, nil)
+			}
+		}
+		return !namesRunner
+	})
+	line := func(n ast.Node) int { return fset.Position(n.Pos()).Line }
+	io := false
+	for _, ip := range imports {
+		if ip == "embed" || ip == "os/exec" {
+			io = true
+		}
+	}
+	// qualified returns "import/path.Name" for pkg.Name.
+	qualified := func(e ast.Expr) string {
+		s, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			return ""
+		}
+		x, ok := s.X.(*ast.Ident)
+		if !ok {
+			return ""
+		}
+		ip, ok := imports[x.Name]
+		if !ok {
+			return ""
+		}
+		return ip + "." + s.Sel.Name
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && goIO[qualified(c.Fun)] {
+			io = true
+		}
+		return true
+	})
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//go:embed") {
+				for _, pat := range strings.Fields(strings.TrimPrefix(c.Text, "//go:embed")) {
+					if testPathValue(strings.Trim(pat, "\"`")) {
+						fs.add(line(c), RuleReadsTests, "embeds the runner's test files ("+pat+")", pat)
+					}
+				}
+			}
+		}
+	}
+	// Parents, for "os.Args[1:]" and "append(os.Environ(), ...)".
+	var stack []ast.Node
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		parent := ast.Node(nil)
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		stack = append(stack, n)
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			q := qualified(x)
+			switch {
+			case q == "":
+			case goStack[q]:
+				fs.add(line(x), RuleStack, "asks for the call stack ("+q+")", q)
+			case goTesting[q]:
+				fs.add(line(x), RuleLoaded, "asks the testing package about the run ("+q+")", q)
+			case q == "os.Args":
+				if as, ok := parent.(*ast.AssignStmt); ok && goAssignsTo(as, x) {
+					fs.add(line(x), RulePatch, "rewrites the process's arguments (os.Args)", q)
+				} else if !main && !goUserArgs(parent, x) {
+					fs.add(line(x), RuleArgv, "asks which program runs it (os.Args)", q)
+				}
+			case goArgv[q]:
+				if !main {
+					fs.add(line(x), RuleArgv, "asks which program runs it ("+q+")", q)
+				}
+			case q == "os.Environ" || q == "syscall.Environ":
+				if c, ok := parent.(*ast.CallExpr); ok && c.Fun == x && !goPassesEnv(stack) && namesRunner {
+					fs.add(line(x), RuleEnv, "lists the environment ("+q+")", q)
+				}
+			case q == "os.Getenv" || q == "os.LookupEnv" || q == "syscall.Getenv" || q == "os.ExpandEnv":
+				if c, ok := parent.(*ast.CallExpr); ok && c.Fun == x && len(c.Args) > 0 {
+					if v, ok := goConst(c.Args[0]); ok {
+						names := []string{v}
+						if q == "os.ExpandEnv" {
+							names = goExpandNames(v)
+						}
+						for _, name := range names {
+							if runnerEnv(name) {
+								fs.add(line(x), RuleEnv, "reads the runner's environment variable "+name, name)
+							}
+						}
+					}
+				}
+			case q == "flag.Lookup" || q == "flag.Set":
+				if c, ok := parent.(*ast.CallExpr); ok && c.Fun == x && len(c.Args) > 0 {
+					if _, ok := goConst(c.Args[0]); !ok && !main {
+						fs.add(line(x), RuleArgv, "looks up a flag by a computed name ("+q+")", q)
+					}
+				}
+			}
+			// flag.CommandLine.Lookup, .VisitAll.
+			if inner, ok := x.X.(*ast.SelectorExpr); ok && qualified(inner) == "flag.CommandLine" && !main {
+				switch x.Sel.Name {
+				case "Visit", "VisitAll", "Args", "Arg", "NArg":
+					fs.add(line(x), RuleArgv, "asks which program runs it (flag.CommandLine."+x.Sel.Name+")", "flag.CommandLine."+x.Sel.Name)
+				}
+			}
+		case *ast.BasicLit, *ast.BinaryExpr:
+			e := x.(ast.Expr)
+			if _, isBin := parent.(*ast.BinaryExpr); isBin {
+				return true // judged as the whole sum
+			}
+			v, ok := goConst(e)
+			if !ok {
+				return true
+			}
+			switch {
+			case goTestFlag.MatchString(v):
+				fs.add(line(x), RuleArgv, "names a go test flag ("+v+")", v)
+			case procLit.MatchString(v):
+				fs.add(line(x), RuleArgv, "reads what /proc tells of the process ("+v+")", v)
+			case strings.HasSuffix(v, ".test") && len(v) <= 6 && goComparesArgs(stack):
+				fs.add(line(x), RuleArgv, "compares the program's name with a test binary's ("+v+")", v)
+			case io && !main && testPathValue(v):
+				fs.add(line(x), RuleReadsTests, "names the runner's test or config file "+quote(v)+" in code that reads files", v)
+			case strictRunnerEnv(v):
+				fs.add(line(x), RuleEnv, "names the runner's environment variable "+v, v)
+			}
+		case *ast.FuncDecl:
+			goEquality(fs, x, line)
+		}
+		return true
+	})
+}
+
+// goAssignsTo: x is on the left of an assignment.
+func goAssignsTo(as *ast.AssignStmt, x ast.Expr) bool {
+	for _, l := range as.Lhs {
+		if l == x {
+			return true
+		}
+	}
+	return false
+}
+
+// goUserArgs: os.Args[1:], os.Args[i] with a constant i >= 1, len(os.Args):
+// the user's arguments, not the program's name.
+func goUserArgs(parent ast.Node, x ast.Expr) bool {
+	switch p := parent.(type) {
+	case *ast.SliceExpr:
+		if l, ok := p.Low.(*ast.BasicLit); ok && p.X == x && l.Value != "0" {
+			return true
+		}
+	case *ast.IndexExpr:
+		if l, ok := p.Index.(*ast.BasicLit); ok && l.Value != "0" {
+			return true
+		}
+	case *ast.CallExpr:
+		if id, ok := p.Fun.(*ast.Ident); ok && id.Name == "len" {
+			return true
+		}
+	}
+	return false
+}
+
+// goPassesEnv: os.Environ() handed to a child (append(os.Environ(), ...),
+// cmd.Env = os.Environ()), which copies the environment rather than
+// reading it.
+func goPassesEnv(stack []ast.Node) bool {
+	for i := len(stack) - 2; i >= 0 && i >= len(stack)-4; i-- {
+		switch p := stack[i].(type) {
+		case *ast.CallExpr:
+			if id, ok := p.Fun.(*ast.Ident); ok && id.Name == "append" {
+				return true
+			}
+		case *ast.AssignStmt:
+			for _, l := range p.Lhs {
+				if s, ok := l.(*ast.SelectorExpr); ok && s.Sel.Name == "Env" {
+					return true
+				}
+			}
+		case *ast.KeyValueExpr:
+			if k, ok := p.Key.(*ast.Ident); ok && k.Name == "Env" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// goComparesArgs: a ".test" literal near a use of the program's name.
+func goComparesArgs(stack []ast.Node) bool {
+	for i := len(stack) - 2; i >= 0 && i >= len(stack)-4; i-- {
+		found := false
+		ast.Inspect(stack[i], func(n ast.Node) bool {
+			if s, ok := n.(*ast.SelectorExpr); ok && (s.Sel.Name == "Args" || s.Sel.Name == "Executable") {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// goConst folds a string constant: a literal or a sum of literals.
+func goConst(e ast.Expr) (string, bool) {
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		if x.Kind != token.STRING {
+			return "", false
+		}
+		v, err := strconv.Unquote(x.Value)
+		return v, err == nil
+	case *ast.BinaryExpr:
+		if x.Op != token.ADD {
+			return "", false
+		}
+		l, ok1 := goConst(x.X)
+		r, ok2 := goConst(x.Y)
+		return l + r, ok1 && ok2
+	case *ast.ParenExpr:
+		return goConst(x.X)
+	}
+	return "", false
+}
+
+func goExpandNames(v string) []string {
+	var out []string
+	for i := 0; i < len(v); i++ {
+		if v[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if j < len(v) && v[j] == '{' {
+			e := strings.IndexByte(v[j:], '}')
+			if e > 0 {
+				out = append(out, v[j+1:j+e])
+			}
+			continue
+		}
+		k := j
+		for k < len(v) && (isIdentChar(v[k]) && v[k] != '$') {
+			k++
+		}
+		out = append(out, v[j:k])
+	}
+	return out
+}
+
+// goEquality flags an Equal/Equals/Is method that never reads its
+// argument: errors.Is and go-cmp call them, and such a method says yes to
+// anything.
+func goEquality(fs *findings, fn *ast.FuncDecl, line func(ast.Node) int) {
+	if fn.Recv == nil || fn.Body == nil || fn.Type.Params == nil || len(fn.Type.Params.List) != 1 {
+		return
+	}
+	switch fn.Name.Name {
+	case "Equal", "Equals", "Is", "Match", "Matches":
+	default:
+		return
+	}
+	if r := fn.Type.Results; r == nil || len(r.List) != 1 {
+		return
+	} else if id, ok := r.List[0].Type.(*ast.Ident); !ok || id.Name != "bool" {
+		return
+	}
+	names := fn.Type.Params.List[0].Names
+	uses := false
+	if len(names) == 1 && names[0].Name != "_" {
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.Name == names[0].Name {
+				uses = true
+			}
+			return !uses
+		})
+	}
+	// A body that only panics is not an answer.
+	if len(fn.Body.List) == 0 {
+		return
+	}
+	if es, ok := fn.Body.List[0].(*ast.ExprStmt); ok && len(fn.Body.List) == 1 {
+		if c, ok := es.X.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return
+			}
+		}
+	}
+	if !uses {
+		fs.add(line(fn), RuleEquality, "defines "+fn.Name.Name+" whose answer does not depend on what it is compared with", fn.Name.Name)
+	}
+}
