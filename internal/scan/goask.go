@@ -84,9 +84,16 @@ func goAnalyze(fs *findings, p, src string) {
 		}
 		return ip + "." + s.Sel.Name
 	}
+	env := false
 	ast.Inspect(f, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && goIO[qualified(c.Fun)] {
 			io = true
+		}
+		if s, ok := n.(*ast.SelectorExpr); ok {
+			switch qualified(s) {
+			case "os.Getenv", "os.LookupEnv", "os.Environ", "syscall.Getenv", "syscall.Environ":
+				env = true
+			}
 		}
 		return true
 	})
@@ -182,7 +189,7 @@ func goAnalyze(fs *findings, p, src string) {
 				fs.add(line(x), RuleArgv, "compares the program's name with a test binary's ("+v+")", v)
 			case io && !main && testPathValue(v):
 				fs.add(line(x), RuleReadsTests, "names the runner's test or config file "+quote(v)+" in code that reads files", v)
-			case strictRunnerEnv(v):
+			case env && strictRunnerEnv(v):
 				fs.add(line(x), RuleEnv, "names the runner's environment variable "+v, v)
 			}
 		case *ast.FuncDecl:

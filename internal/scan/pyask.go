@@ -52,7 +52,7 @@ var pyEnumerators = map[string]bool{"list": true, "sorted": true, "set": true, "
 var pyIO = map[string]bool{"open": true, "read_text": true, "read_bytes": true, "listdir": true, "scandir": true, "walk": true,
 	"iterdir": true, "glob": true, "rglob": true, "iglob": true, "getline": true, "getlines": true, "getsource": true,
 	"getsourcelines": true, "getsourcefile": true, "getfile": true, "import_module": true, "spec_from_file_location": true,
-	"run_path": true, "run_module": true, "check_output": true, "Popen": true, "exec_module": true, "load_source": true, "fnmatch": true}
+	"run_path": true, "run_module": true, "check_output": true, "exists": true, "isfile": true, "is_file": true, "Popen": true, "exec_module": true, "load_source": true, "fnmatch": true}
 
 var pyRunnerName = regexp.MustCompile(`^(unittest\.(case|result|runner|main|loader|suite|signals|TestCase|TestResult|TextTestRunner|TextTestResult|TestProgram|TestLoader|TestSuite|IsolatedAsyncioTestCase)\b|_pytest\.|pytest\.(\w+)$|pluggy\.|builtins\.|sys\.(meta_path|modules|settrace)|doctest\.)`)
 
