@@ -13,11 +13,14 @@
 # The target is TUI self / headless self <= 1.3.
 #
 # usage: bench/tui_cpu.sh [ROUNDS] [COLSxROWS]   (default 3, 120x40); needs tmux.
+# SHORT=1: one round of ~0.5 s floods (that the bench still runs, not a figure).
 # SHADOW_BIN=path measures that binary instead of building this checkout
 # (to compare two builds on the same machine at the same time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
+bursts=50
+if [ "${SHORT:-0}" = 1 ]; then rounds=1 bursts=5; fi
 size=${2:-120x40}
 cols=${size%x*} rows=${size#*x}
 command -v tmux >/dev/null || { echo "tui_cpu: tmux is missing (apt-get install tmux)" >&2; exit 2; }
@@ -43,17 +46,20 @@ echo seed > "$tmp/ws/seed.txt"
   done
   printf ']}\n'
 } > "$tmp/spec.json"
-# 50 bursts of 1000 lines, 0.1 s apart: ~10k lines/s for ~5 s.
-cat > "$tmp/flood.awk" <<'AWK'
+# 50 bursts of 1000 lines, 0.1 s apart: ~10k lines/s for ~5 s. In the
+# workspace, which each hypothesis sees at its own path: /tmp is the
+# hypothesis's own (docs/modes.md, "overlay"), so a script in this bench's
+# temporary directory beside it would not be found there.
+cat > "$tmp/ws/flood.awk" <<AWK
 BEGIN {
-  for (s = 0; s < 50; s++) {
+  for (s = 0; s < $bursts; s++) {
     for (j = 0; j < 1000; j++) printf "burst %d line %d: some test output, ok\n", s, j
     fflush(); system("sleep 0.1")
   }
   print "1 passed, 0 failed"
 }
 AWK
-args=(-C "$tmp/ws" -j 8 "$tmp/spec.json" -- awk -f "$tmp/flood.awk")
+args=(-C "$tmp/ws" -j 8 "$tmp/spec.json" -- awk -f flood.awk)
 
 # self_cpu PID: poll /proc/PID/stat until the process exits or STOPFILE
 # appears; print the last user+sys in seconds.
@@ -103,7 +109,20 @@ tui() {
 . bench/lib.sh  # now, elapsed, median (from the repository root)
 sum() { awk '{ printf "%.2f\n", $1 + $2 }' "$1"; }
 
-"$shadow" --headless --no-record "${args[@]}" >/dev/null 2>&1 || true   # warm up: probe cache, page cache
+# Warm up (probe cache, page cache), and check that every hypothesis ran
+# the flood to its end: a figure of commands that failed at once says
+# nothing.
+"$shadow" --headless --json --no-record "${args[@]}" 2>/dev/null > "$tmp/warm.json" || true
+python3 - "$tmp/warm.json" <<'PY' || exit 1
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except ValueError:
+    sys.exit("tui_cpu: the warm-up run wrote no report")
+bad = [h["name"] + ": " + h["status"] for h in r["hypotheses"] if h["status"] != "passed"]
+if bad:
+    sys.exit("tui_cpu: the flood did not run in every hypothesis (" + ", ".join(bad) + ")")
+PY
 for i in $(seq "$rounds"); do
   headless "$i"
   tui "$i"
