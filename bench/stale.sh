@@ -3,8 +3,8 @@
 # status` a user runs there anyway (docs/figures.md), measured side by side
 # in alternating pairs so a noisy shared machine affects both alike:
 # one hypothesis running `true` on a 100k-file, 1k-directory git checkout.
-# Also the cost of the staleness watch alone (StartStaleWatch + Stop, the
-# engine benchmark), to show no scan of the files is left, and, as root,
+# Also the cost of the staleness watch alone (stale.Start + Stop,
+# engine/stale's benchmark), to show no scan of the files is left, and, as root,
 # what one fanotify FAN_MARK_FILESYSTEM mark costs and how many events the
 # rest of the machine makes on that filesystem.
 # usage: bench/stale.sh [PAIRS] [FILES]   (defaults 15 and 100000)
@@ -72,5 +72,5 @@ printf 'ratio shadow/git status: median %.2fx  (IQR %.2f-%.2f, min %.2f, max %.2
 read -r rm rq1 rq3 rmin rmax < <(stats "$tmp/cratio")
 printf 'cpu time ratio shadow/git status: median %.2fx  (IQR %.2f-%.2f, min %.2f, max %.2f)\n' "$rm" "$rq1" "$rq3" "$rmin" "$rmax"
 
-echo "== the staleness watch alone (set every watch, stop, no change): go test -bench StaleWatch ./engine"
-SHADOW_BENCH_WS="$ws" go test -run '^$' -bench 'Stale(Watch|Scan)|Fanotify' -benchtime 10x ./engine | grep -E '^Benchmark'
+echo "== the staleness watch alone (set every watch, stop, no change): go test -bench StaleWatch ./engine/stale"
+SHADOW_BENCH_WS="$ws" go test -run '^$' -bench 'Stale(Watch|Scan)|Fanotify' -benchtime 10x ./engine/stale | grep -E '^Benchmark'

@@ -128,7 +128,8 @@ func Run(ctx context.Context, cfg Config) *Report {
 		rep.Sync = s.Syncs()
 	}
 	orig := ReadOriginals(cfg.Workspace, cfg.Hyps)
-	// Every watch is set before the first hypothesis starts (watch.go).
+	// Every watch is set before the first hypothesis starts (engine/stale,
+	// watch.go).
 	stale := StartStaleWatch(cfg.Workspace, cfg.ScanExclude...)
 	jd := newJudge(cfg.TestPaths, append(commonPaths(cfg.Hyps), cfg.TestsFrom.Paths()...))
 	// Which files are tests, from the runner, on the checkout before any

@@ -69,7 +69,8 @@ type Outcome struct {
 	// Outside lists what the command wrote outside the workspace, in the
 	// places the sandbox let it write there and threw away afterwards
 	// (overlay: $HOME, --writable paths, caches); nil when the sandbox
-	// cannot tell. The engine classifies and caps it (outside.go).
+	// cannot tell. The engine classifies and caps it (outside.go,
+	// engine/checkout/outside.go).
 	Outside []OutsideWrite
 	// PeakMemoryBytes and Limits: the job's peak memory where the
 	// sandbox could read it, and what it enforced (Result's fields).

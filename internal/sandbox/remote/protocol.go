@@ -85,6 +85,7 @@ type wireOutcome struct {
 	Kept      string            `json:"kept,omitempty"` // where --keep left it on the node
 	// Outside: what the command wrote outside the workspace on the node
 	// (its overlay's $HOME and --writable uppers), which the local engine
-	// classifies as a local run's (engine/outside.go).
+	// classifies as a local run's (engine/outside.go,
+	// engine/checkout/outside.go).
 	Outside []engine.OutsideWrite `json:"outside,omitempty"`
 }

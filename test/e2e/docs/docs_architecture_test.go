@@ -173,6 +173,19 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 			}
 		}
 	}
+	// The checkout and the staleness watch stand on the contract, the
+	// spec and (the watch) the checkout's originals: never on the core,
+	// whose run they serve.
+	for _, line := range goList(t, "{{.ImportPath}}: {{join .Deps \" \"}}", "./engine/checkout", "./engine/stale") {
+		pkg, deps, _ := strings.Cut(line, ": ")
+		for _, d := range strings.Fields(deps) {
+			switch rel := relPkg(d); {
+			case rel == "engine/report", rel == "engine/spec", rel == "engine/checkout":
+			case rel == "engine" || strings.HasPrefix(rel, "engine/"):
+				t.Errorf("%s depends on %s: the checkout and the staleness watch import no engine package but engine/report, engine/spec and engine/checkout", relPkg(pkg), rel)
+			}
+		}
+	}
 	for _, line := range goList(t, "{{.ImportPath}}: {{join .Deps \" \"}}", "./internal/sandbox/...") {
 		pkg, deps, _ := strings.Cut(line, ": ")
 		for _, d := range strings.Fields(deps) {

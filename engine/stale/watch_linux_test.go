@@ -1,6 +1,6 @@
 //go:build linux
 
-package engine
+package stale
 
 import (
 	"fmt"
@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shadow-dev/shadow/engine/checkout"
+	"github.com/shadow-dev/shadow/engine/spec"
 )
 
 // staleWS is a checkout for the watch tests: with git (a .gitignore
@@ -53,7 +56,7 @@ func (w *staleWS) write(p, c string) {
 	}
 }
 
-func (w *staleWS) check(sw StaleWatch, known map[string]FileState, want ...string) {
+func (w *staleWS) check(sw Watch, known map[string]checkout.FileState, want ...string) {
 	w.t.Helper()
 	got := sw.Stop(known)
 	if want == nil {
@@ -74,7 +77,7 @@ func bothModes(t *testing.T, f func(t *testing.T, useGit bool)) {
 	}
 }
 
-func mustInotify(t *testing.T, sw StaleWatch) {
+func mustInotify(t *testing.T, sw Watch) {
 	t.Helper()
 	if _, ok := sw.(*inotifyWatch); !ok {
 		t.Fatalf("no inotify watch (fell back to %T)", sw)
@@ -89,7 +92,7 @@ func TestWatchTouchWriteDeleteCreate(t *testing.T) {
 			"touched": "t\n", "written": "w\n", "same-bytes": "s\n", "removed": "r\n",
 			"big": strings.Repeat("x", hashLimit+10), "src/deep/touched": "d\n",
 		})
-		sw := StartStaleWatch(w.dir)
+		sw := Start(w.dir)
 		mustInotify(t, sw)
 		later := time.Now().Add(time.Hour)
 		for _, p := range []string{"touched", "big", "src/deep/touched"} {
@@ -107,7 +110,7 @@ func TestWatchTouchWriteDeleteCreate(t *testing.T) {
 	})
 }
 
-// The watches are in place before StartStaleWatch returns: an edit made
+// The watches are in place before Start returns: an edit made
 // while they are being set, in a directory already watched, is an event;
 // one in a directory not yet watched lands before any hypothesis can read
 // the file, so it is the state every hypothesis starts from. The walk
@@ -129,7 +132,7 @@ func TestWatchEditDuringSetup(t *testing.T) {
 			}
 		}
 		defer func() { afterWatch = nil }()
-		sw := StartStaleWatch(w.dir)
+		sw := Start(w.dir)
 		mustInotify(t, sw)
 		afterWatch = nil
 		want := []string{"a/f", "m/sub/h", "z/f", "z/zz/zzz/sub/h"}
@@ -145,7 +148,7 @@ func TestWatchEditDuringSetup(t *testing.T) {
 func TestWatchNewDirectory(t *testing.T) {
 	bothModes(t, func(t *testing.T, useGit bool) {
 		w := newStaleWS(t, useGit, map[string]string{"a": "a\n"})
-		sw := StartStaleWatch(w.dir)
+		sw := Start(w.dir)
 		mustInotify(t, sw)
 		w.write("new/sub/deep/f", "f\n")
 		w.write("new/g", "g\n")
@@ -162,7 +165,7 @@ func TestWatchNewDirectory(t *testing.T) {
 func TestWatchRenames(t *testing.T) {
 	bothModes(t, func(t *testing.T, useGit bool) {
 		w := newStaleWS(t, useGit, map[string]string{"a.txt": "a\n", "dir/x": "x\n", "dir/sub/y": "y\n", "over": "o\n"})
-		sw := StartStaleWatch(w.dir)
+		sw := Start(w.dir)
 		mustInotify(t, sw)
 		os.Rename(w.abs("a.txt"), w.abs("b.txt"))
 		os.Rename(w.abs("dir"), w.abs("moved"))
@@ -183,7 +186,7 @@ func TestWatchRenames(t *testing.T) {
 func TestWatchDeleteTree(t *testing.T) {
 	bothModes(t, func(t *testing.T, useGit bool) {
 		w := newStaleWS(t, useGit, map[string]string{"keep": "k\n", "tree/a": "a\n", "tree/b/c": "c\n"})
-		sw := StartStaleWatch(w.dir)
+		sw := Start(w.dir)
 		mustInotify(t, sw)
 		if err := os.RemoveAll(w.abs("tree")); err != nil {
 			t.Fatal(err)
@@ -199,7 +202,7 @@ func TestWatchIgnoredPaths(t *testing.T) {
 	w := newStaleWS(t, true, map[string]string{"src/a": "a\n", "target/old.o": "o\n", "target/keep/tracked": "t\n"})
 	w.git("add", "-f", "target/keep/tracked")
 	w.git("commit", "-qm", "force")
-	sw := StartStaleWatch(w.dir)
+	sw := Start(w.dir)
 	mustInotify(t, sw)
 	w.write("target/old.o", "rebuilt\n")
 	w.write("target/debug/new.o", "n\n")
@@ -214,7 +217,7 @@ func TestWatchIgnoredPaths(t *testing.T) {
 func TestWatchExcludedStateDir(t *testing.T) {
 	w := newStaleWS(t, false, map[string]string{"a.txt": "a", ".local/state/shadow/events.ndjson": "{}\n"})
 	state := w.abs(".local/state/shadow")
-	sw := StartStaleWatch(w.dir, state)
+	sw := Start(w.dir, state)
 	mustInotify(t, sw)
 	w.write(".local/state/shadow/events.ndjson", "{}\n{}\n")
 	w.write(".local/state/shadow/runs/1/report.json", "{}")
@@ -225,8 +228,8 @@ func TestWatchExcludedStateDir(t *testing.T) {
 // checkout and restores them) are compared by content with their start.
 func TestWatchKnownPathsByContent(t *testing.T) {
 	w := newStaleWS(t, false, map[string]string{"target.go": "orig\n", "other.go": "o\n"})
-	known := ReadOriginals(w.dir, []Hypothesis{{Files: []File{{Path: "target.go"}, {Path: "created.go"}}, Deletes: []string{"other.go"}}})
-	sw := StartStaleWatch(w.dir)
+	known := checkout.ReadOriginals(w.dir, []spec.Hypothesis{{Files: []spec.File{{Path: "target.go"}, {Path: "created.go"}}, Deletes: []string{"other.go"}}})
+	sw := Start(w.dir)
 	mustInotify(t, sw)
 	w.write("target.go", "hypothesis\n")
 	w.write("created.go", "new\n")
@@ -237,7 +240,7 @@ func TestWatchKnownPathsByContent(t *testing.T) {
 	w.write("other.go", "o\n")
 	w.check(sw, known)
 
-	sw = StartStaleWatch(w.dir)
+	sw = Start(w.dir)
 	w.write("target.go", "not restored\n")
 	w.check(sw, known, "target.go")
 }
@@ -246,7 +249,7 @@ func TestWatchKnownPathsByContent(t *testing.T) {
 // not.
 func TestWatchModeChange(t *testing.T) {
 	w := newStaleWS(t, true, map[string]string{"run.sh": "#!/bin/sh\n", "data": "d\n"})
-	sw := StartStaleWatch(w.dir)
+	sw := Start(w.dir)
 	mustInotify(t, sw)
 	os.Chmod(w.abs("run.sh"), 0o755)
 	later := time.Now().Add(time.Hour)
@@ -268,7 +271,7 @@ func TestWatchOverflowIsStale(t *testing.T) {
 	}
 	w := newStaleWS(t, false, map[string]string{"a": "a\n"})
 	holdReader = make(chan struct{})
-	sw := StartStaleWatch(w.dir)
+	sw := Start(w.dir)
 	hold := holdReader
 	holdReader = nil
 	mustInotify(t, sw)
@@ -286,7 +289,7 @@ func TestWatchOverflowIsStale(t *testing.T) {
 	g.Close()
 	close(hold)
 	got := sw.Stop(nil)
-	if len(got) == 0 || got[0] != StaleAll {
+	if len(got) == 0 || got[0] != All {
 		t.Errorf("overflow not reported: %q", got)
 	}
 }
@@ -298,7 +301,7 @@ func TestWatchDirectoryMovedOut(t *testing.T) {
 	bothModes(t, func(t *testing.T, useGit bool) {
 		w := newStaleWS(t, useGit, map[string]string{"keep": "k\n", "tree/a": "a\n", "tree/leaf/c": "c\n"})
 		out := t.TempDir()
-		sw := StartStaleWatch(w.dir)
+		sw := Start(w.dir)
 		mustInotify(t, sw)
 		if err := os.Rename(w.abs("tree"), filepath.Join(out, "tree")); err != nil {
 			t.Fatal(err)
@@ -324,7 +327,7 @@ func TestWatchSymlinkedRootAndFallback(t *testing.T) {
 	if err := os.Symlink(w.dir, link); err != nil {
 		t.Fatal(err)
 	}
-	sw := StartStaleWatch(link)
+	sw := Start(link)
 	mustInotify(t, sw)
 	w.write("a", "changed\n")
 	w.check(sw, nil, "a")

@@ -1,4 +1,4 @@
-package engine
+package checkout
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shadow-dev/shadow/engine/spec"
 	"github.com/shadow-dev/shadow/internal/gitrisk"
 )
 
@@ -27,7 +28,7 @@ const maxRiskReasons = 5
 // judged on the checkout at workspace with h applied; orig (the run's
 // start state) gives each file's old content, so only what the candidate
 // added counts.
-func GitRisks(workspace string, h Hypothesis, orig map[string]FileState) []gitrisk.Risk {
+func GitRisks(workspace string, h spec.Hypothesis, orig map[string]FileState) []gitrisk.Risk {
 	if len(h.Files) == 0 && len(h.Deletes) == 0 {
 		return nil
 	}
@@ -57,7 +58,7 @@ func GitRisks(workspace string, h Hypothesis, orig map[string]FileState) []gitri
 	for _, f := range h.Files {
 		o, ok := orig[f.Path]
 		if !ok {
-			o = readState(workspace, f.Path)
+			o = ReadState(workspace, f.Path)
 		}
 		c := gitrisk.Change{Path: f.Path, Content: f.Content}
 		if o.Exists && !o.Dir && !o.Link {
@@ -71,9 +72,9 @@ func GitRisks(workspace string, h Hypothesis, orig map[string]FileState) []gitri
 	return gitrisk.Check(changes, has, hooksPaths(workspace))
 }
 
-// gitRiskReason is the suspicious reason for GitRisks' findings, "" for
+// GitRiskReason is the suspicious reason for GitRisks' findings, "" for
 // none.
-func gitRiskReason(workspace string, h Hypothesis, orig map[string]FileState) string {
+func GitRiskReason(workspace string, h spec.Hypothesis, orig map[string]FileState) string {
 	rs := GitRisks(workspace, h, orig)
 	if len(rs) == 0 {
 		return ""

@@ -1,4 +1,4 @@
-package engine
+package checkout
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/shadow-dev/shadow/engine/spec"
 )
 
 // FileState is what a checkout path held when a run started.
@@ -22,24 +24,24 @@ type FileState struct {
 // ReadOriginals reads the checkout's version of every path the hypotheses
 // touch: the "before" side of their diffs, and what --apply compares
 // against to detect a change made while the run went on.
-func ReadOriginals(workspace string, hyps []Hypothesis) map[string]FileState {
+func ReadOriginals(workspace string, hyps []spec.Hypothesis) map[string]FileState {
 	m := map[string]FileState{}
 	for _, h := range hyps {
 		for _, f := range h.Files {
 			if _, ok := m[f.Path]; !ok {
-				m[f.Path] = readState(workspace, f.Path)
+				m[f.Path] = ReadState(workspace, f.Path)
 			}
 		}
 		for _, p := range h.Deletes {
 			if _, ok := m[p]; !ok {
-				m[p] = readState(workspace, p)
+				m[p] = ReadState(workspace, p)
 			}
 		}
 	}
 	return m
 }
 
-func readState(workspace, rel string) FileState {
+func ReadState(workspace, rel string) FileState {
 	p := filepath.Join(workspace, filepath.FromSlash(rel))
 	fi, err := os.Lstat(p)
 	if err != nil {
@@ -56,7 +58,7 @@ func readState(workspace, rel string) FileState {
 	return st
 }
 
-func sameState(a, b FileState) bool {
+func SameState(a, b FileState) bool {
 	return a.Exists == b.Exists && a.Dir == b.Dir && a.Link == b.Link && a.Mode == b.Mode && bytes.Equal(a.Content, b.Content)
 }
 
@@ -72,7 +74,7 @@ func (e *ConflictError) Error() string {
 // anything (and `shadow apply --dry-run` alone): a *ConflictError naming
 // every target whose state differs from orig, its state when the run
 // started, or nil.
-func CheckApply(workspace string, h Hypothesis, orig map[string]FileState) error {
+func CheckApply(workspace string, h spec.Hypothesis, orig map[string]FileState) error {
 	return CheckApplyWith(workspace, h, orig, ApplyOptions{})
 }
 
@@ -87,7 +89,7 @@ type ApplyOptions struct {
 // CheckApplyWith is CheckApply; unless o.Force, a hypothesis writing what
 // an agent, an editor or git would obey in the checkout (RiskyFiles,
 // GitRisks) is a *RiskyError first.
-func CheckApplyWith(workspace string, h Hypothesis, orig map[string]FileState, o ApplyOptions) error {
+func CheckApplyWith(workspace string, h spec.Hypothesis, orig map[string]FileState, o ApplyOptions) error {
 	if !o.Force {
 		if err := riskyApply(workspace, h, orig); err != nil {
 			return err
@@ -95,12 +97,12 @@ func CheckApplyWith(workspace string, h Hypothesis, orig map[string]FileState, o
 	}
 	var conflicts []string
 	for _, f := range h.Files {
-		if o, ok := orig[f.Path]; ok && !sameState(o, readState(workspace, f.Path)) {
+		if o, ok := orig[f.Path]; ok && !SameState(o, ReadState(workspace, f.Path)) {
 			conflicts = append(conflicts, f.Path)
 		}
 	}
 	for _, p := range h.Deletes {
-		if o, ok := orig[p]; ok && !sameState(o, readState(workspace, p)) {
+		if o, ok := orig[p]; ok && !SameState(o, ReadState(workspace, p)) {
 			conflicts = append(conflicts, p)
 		}
 	}
@@ -126,12 +128,12 @@ func CheckApplyWith(workspace string, h Hypothesis, orig map[string]FileState, o
 //
 // Unless forced (ApplyHypothesisWith), what an agent, an editor or git
 // would obey is never written (a *RiskyError, nothing written).
-func ApplyHypothesis(workspace string, h Hypothesis, orig map[string]FileState) ([]string, error) {
+func ApplyHypothesis(workspace string, h spec.Hypothesis, orig map[string]FileState) ([]string, error) {
 	return ApplyHypothesisWith(workspace, h, orig, ApplyOptions{})
 }
 
 // ApplyHypothesisWith is ApplyHypothesis with o's choices.
-func ApplyHypothesisWith(workspace string, h Hypothesis, orig map[string]FileState, o ApplyOptions) ([]string, error) {
+func ApplyHypothesisWith(workspace string, h spec.Hypothesis, orig map[string]FileState, o ApplyOptions) ([]string, error) {
 	unlock, err := lockApply(workspace)
 	if err != nil {
 		return nil, err
@@ -175,7 +177,7 @@ func ApplyHypothesisWith(workspace string, h Hypothesis, orig map[string]FileSta
 		if beforeRename != nil {
 			beforeRename(p)
 		}
-		if o, ok := orig[p]; ok && !sameState(o, readState(workspace, p)) {
+		if o, ok := orig[p]; ok && !SameState(o, ReadState(workspace, p)) {
 			return applied, stopped(len(h.Files)+i, p)
 		}
 		if err := os.RemoveAll(filepath.Join(workspace, filepath.FromSlash(p))); err != nil {
@@ -245,7 +247,7 @@ func (e *NotWrittenError) Unwrap() error { return e.Err }
 
 // writeTemps writes every file beside its target, synced; on the first
 // failure it removes what it wrote and made.
-func writeTemps(workspace string, files []File) (t *temps, err error) {
+func writeTemps(workspace string, files []spec.File) (t *temps, err error) {
 	t = &temps{names: make([]string, len(files))}
 	defer func() {
 		if err != nil {
@@ -289,12 +291,12 @@ func mkdirs(dir, root string, made *[]string) error {
 // and renames tmp over it only if it is unchanged (changed true
 // otherwise). The window left between the comparison and rename(2) is a
 // few system calls long.
-func renameChecked(workspace string, f File, tmp string, orig map[string]FileState) (changed bool, err error) {
+func renameChecked(workspace string, f spec.File, tmp string, orig map[string]FileState) (changed bool, err error) {
 	target := filepath.Join(workspace, filepath.FromSlash(f.Path))
 	if beforeRename != nil {
 		beforeRename(f.Path)
 	}
-	if o, ok := orig[f.Path]; ok && !sameState(o, readState(workspace, f.Path)) {
+	if o, ok := orig[f.Path]; ok && !SameState(o, ReadState(workspace, f.Path)) {
 		return true, nil
 	}
 	if err := os.Rename(tmp, target); err != nil {

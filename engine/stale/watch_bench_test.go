@@ -1,4 +1,4 @@
-package engine
+package stale
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func BenchmarkStaleWatch(b *testing.B) {
 	ws := benchWS(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if p := StartStaleWatch(ws).Stop(nil); len(p) != 0 {
+		if p := Start(ws).Stop(nil); len(p) != 0 {
 			b.Fatal(p)
 		}
 	}

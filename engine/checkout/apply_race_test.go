@@ -1,4 +1,4 @@
-package engine
+package checkout
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shadow-dev/shadow/engine/spec"
 )
 
 // An edit made to a target while apply writes (after
@@ -19,12 +21,12 @@ func TestApplyStopsAtTargetChangedWhileWriting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h := Hypothesis{Name: "fix", Files: []File{
+	h := spec.Hypothesis{Name: "fix", Files: []spec.File{
 		{Path: "a.txt", Content: []byte("new a\n"), Mode: 0o644},
 		{Path: "b.txt", Content: []byte("new b\n"), Mode: 0o644},
 		{Path: "c.txt", Content: []byte("new c\n"), Mode: 0o644},
 	}, Deletes: []string{"gone.txt"}}
-	orig := ReadOriginals(ws, []Hypothesis{h})
+	orig := ReadOriginals(ws, []spec.Hypothesis{h})
 
 	// The user saves b.txt between apply's check and b's rename.
 	beforeRename = func(p string) {
@@ -61,8 +63,8 @@ func TestApplyStopsAtTargetChangedWhileWriting(t *testing.T) {
 	// A delete whose target changed meanwhile is not performed either.
 	ws2 := t.TempDir()
 	os.WriteFile(filepath.Join(ws2, "gone.txt"), []byte("x\n"), 0o644)
-	h2 := Hypothesis{Name: "rm", Files: []File{{Path: "n.txt", Content: []byte("n\n"), Mode: 0o644}}, Deletes: []string{"gone.txt"}}
-	orig2 := ReadOriginals(ws2, []Hypothesis{h2})
+	h2 := spec.Hypothesis{Name: "rm", Files: []spec.File{{Path: "n.txt", Content: []byte("n\n"), Mode: 0o644}}, Deletes: []string{"gone.txt"}}
+	orig2 := ReadOriginals(ws2, []spec.Hypothesis{h2})
 	beforeRename = func(string) { os.WriteFile(filepath.Join(ws2, "gone.txt"), []byte("kept\n"), 0o644) }
 	_, err = ApplyHypothesis(ws2, h2, orig2)
 	if !errors.As(err, &se) || se.Changed != "gone.txt" {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package engine
+package stale
 
 import (
 	"encoding/binary"
@@ -14,14 +14,16 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shadow-dev/shadow/engine/checkout"
 )
 
-// StartStaleWatch sets an inotify watch on every source directory of the
+// Start sets an inotify watch on every source directory of the
 // checkout and returns once all are set (see watch.go for what is
 // compared against what). Where inotify is unavailable or its watch limit
 // (fs.inotify.max_user_watches) is too low for the checkout, it falls back
 // to scanning the sources at start and at the end.
-func StartStaleWatch(workspace string, exclude ...string) StaleWatch {
+func Start(workspace string, exclude ...string) Watch {
 	workspace, exclude = resolvePaths(workspace, exclude)
 	w, err := startInotify(workspace, exclude)
 	if err != nil {
@@ -518,7 +520,7 @@ func (w *inotifyWatch) event(wd int, mask, cookie uint32, name string) {
 	}
 }
 
-func (w *inotifyWatch) Stop(known map[string]FileState) []string {
+func (w *inotifyWatch) Stop(known map[string]checkout.FileState) []string {
 	var one [8]byte
 	binary.NativeEndian.PutUint64(one[:], 1)
 	unix.Write(w.stop, one[:])

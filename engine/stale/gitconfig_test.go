@@ -1,4 +1,4 @@
-package engine
+package stale
 
 import (
 	"os"
@@ -41,7 +41,7 @@ func TestGitRunsNoProgramAGitConfigInHomeNames(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("GIT_CONFIG_GLOBAL", "")
 	os.Unsetenv("GIT_CONFIG_GLOBAL")
-	if _, err := gitZ(ws, "ls-files", "-z", "-m"); err != nil {
+	if _, err := GitZ(ws, "ls-files", "-z", "-m"); err != nil {
 		t.Fatal(err)
 	}
 	_ = gitIndexModes(ws, []string{"a.txt"})

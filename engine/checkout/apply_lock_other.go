@@ -1,6 +1,6 @@
 //go:build !unix
 
-package engine
+package checkout
 
 // lockApply: no flock(2) here; each target is still compared immediately
 // before its rename.

@@ -1,10 +1,10 @@
 //go:build !linux
 
-package engine
+package stale
 
-// StartStaleWatch scans the checkout's sources now and again at Stop:
+// Start scans the checkout's sources now and again at Stop:
 // inotify is Linux's, and only in-place mode runs elsewhere.
-func StartStaleWatch(workspace string, exclude ...string) StaleWatch {
+func Start(workspace string, exclude ...string) Watch {
 	workspace, exclude = resolvePaths(workspace, exclude)
 	return scanWatch{st: ScanSources(workspace, exclude...), workspace: workspace}
 }

@@ -1,10 +1,12 @@
-package engine
+package stale
 
 import (
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/shadow-dev/shadow/engine/checkout"
 )
 
 // The lower directory of every overlay is the live checkout: a change made
@@ -14,7 +16,7 @@ import (
 //
 // What a changed path is compared against: the checkout as it was when
 // the watch on the path's directory was set. Every watch is set before the
-// first hypothesis starts (StartStaleWatch returns only then), so every
+// first hypothesis starts (Start returns only then), so every
 // hypothesis starts from that state, and an edit made while the watches
 // are still being set up either lands in a directory already watched (an
 // event: stale) or in one not watched yet, before any hypothesis could
@@ -36,7 +38,7 @@ import (
 //     executable bit now differs from git's index.
 //   - the paths the hypotheses write (in-place mode writes them into the
 //     checkout and restores them) are compared by content, mode and type
-//     against what was read before the watches were set (ReadOriginals).
+//     against what was read before the watches were set (checkout.ReadOriginals).
 //   - the event queue overflowing (IN_Q_OVERFLOW), the watch limit being
 //     reached for a directory created during the run, or the checkout's
 //     root moving: the run cannot say what changed, and reports "." (the
@@ -48,9 +50,9 @@ import (
 // build and cache directories (skipDirs). Writes through a shared mmap(2)
 // raise no inotify event and are not seen.
 
-// StaleAll is the stale path reported when the run cannot tell which
+// All is the stale path reported when the run cannot tell which
 // paths changed: the whole checkout.
-const StaleAll = "."
+const All = "."
 
 // change kinds, as the events report them.
 const (
@@ -89,7 +91,7 @@ func (l *changeLog) add(rel string, kind int) {
 // known holds the paths whose start state was read (the hypotheses'
 // targets); classify (nil outside git) gives git's index mode of the
 // tracked ones among paths and which git ignores.
-func (l *changeLog) staleSet(workspace string, known map[string]FileState, exclude []string, classify func([]string) (map[string]string, map[string]bool)) []string {
+func (l *changeLog) staleSet(workspace string, known map[string]checkout.FileState, exclude []string, classify func([]string) (map[string]string, map[string]bool)) []string {
 	var cand []string
 	for p := range l.paths {
 		if !excluded(workspace, p, exclude) {
@@ -113,7 +115,7 @@ func (l *changeLog) staleSet(workspace string, known map[string]FileState, exclu
 	for _, p := range cand {
 		c := l.paths[p]
 		if o, ok := known[p]; ok {
-			if !sameState(o, readState(workspace, p)) {
+			if !checkout.SameState(o, checkout.ReadState(workspace, p)) {
 				stale = append(stale, p)
 			}
 			continue
@@ -130,7 +132,7 @@ func (l *changeLog) staleSet(workspace string, known map[string]FileState, exclu
 		stale = append(stale, p)
 	}
 	if l.whole {
-		stale = append(stale, StaleAll)
+		stale = append(stale, All)
 	}
 	sort.Strings(stale)
 	return stale
@@ -170,12 +172,12 @@ func excluded(workspace, rel string, exclude []string) bool {
 	return false
 }
 
-// StaleWatch follows the checkout's sources during one run.
-type StaleWatch interface {
+// Watch follows the checkout's sources during one run.
+type Watch interface {
 	// Stop ends the watch and returns the source paths that changed
 	// since it started, sorted. known: the start state of the paths the
-	// hypotheses write (ReadOriginals), compared by content.
-	Stop(known map[string]FileState) []string
+	// hypotheses write (checkout.ReadOriginals), compared by content.
+	Stop(known map[string]checkout.FileState) []string
 }
 
 // scanWatch is the fallback where no watch can be set (not Linux, or the
@@ -186,11 +188,11 @@ type scanWatch struct {
 	workspace string
 }
 
-func (s scanWatch) Stop(known map[string]FileState) []string {
+func (s scanWatch) Stop(known map[string]checkout.FileState) []string {
 	changed := s.st.Changed(s.workspace)
 	kept := changed[:0]
 	for _, p := range changed {
-		if o, ok := known[p]; ok && sameState(o, readState(s.workspace, p)) {
+		if o, ok := known[p]; ok && checkout.SameState(o, checkout.ReadState(s.workspace, p)) {
 			continue
 		}
 		kept = append(kept, p)

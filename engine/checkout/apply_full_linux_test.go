@@ -1,4 +1,4 @@
-package engine
+package checkout
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/shadow-dev/shadow/engine/spec"
 )
 
 // apply onto a full disk: a 64 KiB tmpfs holds the first file of the set
@@ -26,12 +28,12 @@ func TestApplyOntoAFullDiskWritesNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("old a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := Hypothesis{Name: "big", Files: []File{
+	h := spec.Hypothesis{Name: "big", Files: []spec.File{
 		file("a.txt", strings.Repeat("a", 16<<10)),
 		file("new/dir/b.bin", strings.Repeat("b", 256<<10)),
 		file("c.txt", "c\n"),
 	}}
-	orig := ReadOriginals(ws, []Hypothesis{h})
+	orig := ReadOriginals(ws, []spec.Hypothesis{h})
 	applied, err := ApplyHypothesis(ws, h, orig)
 	var ne *NotWrittenError
 	if !errors.As(err, &ne) || ne.Path != "new/dir/b.bin" || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "nothing was written") {

@@ -1,4 +1,4 @@
-package engine
+package stale
 
 import (
 	"bufio"
@@ -25,12 +25,12 @@ type ignoreChecker struct {
 	bad bool // git failed: every path counts as a source from then on
 }
 
-// safeGitConfig goes first on git's command line, which wins over every
+// SafeGitConfig goes first on git's command line, which wins over every
 // config file (git-config(1)): $HOME is writable from inside the
 // sandboxes, and a candidate's ~/.gitconfig naming a core.fsmonitor
 // program would have `git ls-files` and `git check-ignore`, which shadow
 // runs outside the sandbox during and after the run, start it.
-func safeGitConfig() []string { return []string{"-c", "core.fsmonitor=false"} }
+func SafeGitConfig() []string { return []string{"-c", "core.fsmonitor=false"} }
 
 // isGitCheckout: the workspace lies in a git work tree: it or a parent
 // holds a .git (a directory, or a worktree's or submodule's file). A stat
@@ -52,7 +52,7 @@ func isGitCheckout(workspace string) bool {
 // or a directory holding tracked files, is not ignored (slow on a large
 // index: ask it only about what the rules ignore).
 func newIgnoreChecker(workspace string, withIndex bool) *ignoreChecker {
-	args := append(safeGitConfig(), "-C", workspace, "check-ignore", "-z", "--stdin", "-v", "-n")
+	args := append(SafeGitConfig(), "-C", workspace, "check-ignore", "-z", "--stdin", "-v", "-n")
 	if !withIndex {
 		args = append(args, "--no-index")
 	}
@@ -192,7 +192,7 @@ func gitIndexModes(workspace string, paths []string) map[string]string {
 	modes := map[string]string{}
 	for len(paths) > 0 {
 		n := min(len(paths), 1000) // pathspecs go on the command line
-		args := append(append(safeGitConfig(), "-C", workspace, "--literal-pathspecs", "ls-files", "-z", "-s", "--"), paths[:n]...)
+		args := append(append(SafeGitConfig(), "-C", workspace, "--literal-pathspecs", "ls-files", "-z", "-s", "--"), paths[:n]...)
 		paths = paths[n:]
 		out, err := fsutil.Command("git", args...).Output()
 		if err != nil {
