@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # The seal's edges (terminals, sockets decided at connect, IPC and keys,
-# tmpfs caps; copy mode's read and metadata rules): its fixed cost per
-# hypothesis, command `true`, this build against an earlier one
-# (SEAL_EDGES_BASE, default 8b8b9d3: the build before them), measured
-# side by side, alternating rounds:
-#   1. overlay mode: overlay's BenchmarkShadowTrue, 40 hypotheses a round
-#      (the same figure as bench/overhead.sh's part 2b); ms/op is wall
-#      time, cpu-ms/op the init's and the command's CPU;
-#   2. copy mode, sealed: the median of 40 hypotheses' hyp_started to
-#      hyp_finished from the event stream, -j 1 (bench/landlock.sh's
+# tmpfs caps; copy mode's read and metadata rules): their fixed cost per
+# hypothesis, command `true`, this build against the build before them
+# (SEAL_EDGES_BASE, default 76d04be: the parent of 5585675 "seal (copy,
+# in-place)", which d2c87d9 "overlay: the seal's edges" follows), measured
+# side by side, alternating rounds. The figure is CPU time per hypothesis:
+# the CPU of the whole process tree (shadow's own side, the sandbox init,
+# the command; getrusage(2) RUSAGE_CHILDREN of a wrapper) for a long batch
+# minus a short one, over the hypotheses between (what a process start, a
+# probe and a run's set-up cost falls out). Wall time is printed beside it,
+# but on a shared 2-core machine it is noise of the same order.
+#   1. overlay mode as root: overlay's BenchmarkShadowTrue (50x minus 10x;
+#      cpu-ms/op, the benchmark's own, counts the init and the command only);
+#   2. overlay mode as an unprivileged user (SEAL_EDGES_USER, default
+#      shadowci when it exists and this runs as root): the same binaries;
+#   3. copy mode, sealed (--require-seal), -j 1: 40 hypotheses minus 8, and
+#      the median of the 40's hyp_started to hyp_finished (bench/landlock.sh
 #      part 1).
 # usage: bench/sealedges.sh [ROUNDS]   (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
-base=${SEAL_EDGES_BASE:-8b8b9d3}
+base=${SEAL_EDGES_BASE:-76d04be}
+user=${SEAL_EDGES_USER-}
+if [ -z "$user" ] && [ "$(id -u)" = 0 ] && id shadowci >/dev/null 2>&1; then user=shadowci; fi
 tmp=$(mktemp -d "${BENCH_TMP:-/tmp}/shadow-sealedges.XXXXXX")
 chmod 755 "$tmp"
 trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
@@ -23,25 +32,64 @@ git worktree add -q --detach "$tmp/old" "$base"
 (cd "$tmp/old" && go build -o "$tmp/old-shadow" . && go test -c -o "$tmp/old-overlay.test" ./overlay)
 go build -o "$tmp/new-shadow" .
 go test -c -o "$tmp/new-overlay.test" ./overlay
+# cpu CMD...: the CPU milliseconds (user + system) of CMD and every process
+# under it that was reaped, its output to $tmp/last.out.
+cat > "$tmp/cpu.py" <<'EOF'
+import resource, subprocess, sys
+with open(sys.argv[1], "wb") as out:
+    subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.STDOUT, check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.1f" % ((r.ru_utime + r.ru_stime) * 1000))
+EOF
+cpu() { python3 "$tmp/cpu.py" "$tmp/last.out" "$@"; }
+# argv WHO LINE: sets cmd to the argv that runs the shell line LINE as
+# WHO (root: as is) from $tmp.
+argv() {
+  if [ "$1" = root ]; then cmd=(bash -c "cd '$tmp' && $2"); else
+    cmd=(su "$1" -s /bin/bash -c "cd '$tmp' && PATH='/usr/local/go/bin:/usr/bin:/bin' HOME='$(getent passwd "$1" | cut -d: -f6)' TMPDIR=/tmp $2"); fi
+}
+# summary FILE LABEL: FILE holds "old|new CPU WALL" lines.
+summary() {
+  local o n ow nw
+  o=$(awk '$1=="old"{print $2}' "$1" | median); n=$(awk '$1=="new"{print $2}' "$1" | median)
+  ow=$(awk '$1=="old"{print $3}' "$1" | median); nw=$(awk '$1=="new"{print $3}' "$1" | median)
+  awk -v l="$2" -v o="$o" -v n="$n" -v ow="$ow" -v nw="$nw" 'BEGIN{printf "%s median: old %.2f, new %.2f cpu-ms per hypothesis: %+.2f ms (target +2); wall old %.1f, new %.1f ms\n", l, o, n, n-o, ow, nw}'
+}
 
-echo "== 1. overlay: BenchmarkShadowTrue (command true), $rounds alternating rounds of 40"
-for i in $(seq "$rounds"); do
-  for v in old new; do
-    (cd "$tmp" && "./$v-overlay.test" -test.run '^$' -test.bench 'BenchmarkShadowTrue$' -test.benchtime 40x) |
-      awk -v v="$v" '/^Benchmark/{print $3/1e6, $5 > "/dev/stderr"; printf "%s %6.1f ms/op  %5.2f cpu-ms/op\n", v, $3/1e6, $5}' 2>>"$tmp/ov-$v"
+overlay() { # overlay WHO LABEL
+  local who=$1 label=$2 f="$tmp/ov-$1"
+  echo "== $label: BenchmarkShadowTrue (command true), CPU per hypothesis of 50x minus 10x, $rounds alternating rounds"
+  : > "$f"
+  for i in $(seq "$rounds"); do
+    for v in old new; do
+      local bench="./$v-overlay.test -test.run '^\$' -test.bench 'BenchmarkShadowTrue\$' -test.benchtime" short long
+      argv "$who" "$bench 10x"; short=$(cpu "${cmd[@]}" </dev/null)
+      argv "$who" "$bench 50x"; long=$(cpu "${cmd[@]}" </dev/null)
+      grep -q '^BenchmarkShadowTrue' "$tmp/last.out" || { cat "$tmp/last.out"; exit 1; }
+      awk -v v="$v" -v s="$short" -v l="$long" '/^BenchmarkShadowTrue/{printf "%s %.2f %.1f %.2f\n", v, (l-s)/40, $3/1e6, $5}' "$tmp/last.out" |
+        tee -a "$f" | awk '{printf "%s %6.2f cpu-ms per hypothesis  %6.1f ms/op  %5.2f cpu-ms/op (init and command)\n", $1, $2, $3, $4}'
+    done
   done
-done
-for v in old new; do
-  printf '%s median: %.1f ms/op, %.2f cpu-ms/op\n' "$v" "$(cut -d' ' -f1 "$tmp/ov-$v" | median)" "$(cut -d' ' -f2 "$tmp/ov-$v" | median)"
-done
+  summary "$f" "$label"
+  awk '$1=="old"{print $4}' "$f" | median | awk '{printf "  cpu-ms/op (init and command alone): old %.2f", $1}'
+  awk '$1=="new"{print $4}' "$f" | median | awk '{printf ", new %.2f\n", $1}'
+}
 
-echo "== 2. copy mode, sealed: per hypothesis (command true, -j 1, median of 40), $rounds alternating rounds"
+overlay root "1. overlay as root"
+if [ -n "$user" ]; then
+  overlay "$user" "2. overlay as $user"
+else
+  echo "== 2. overlay as an unprivileged user: not run (run as root with a user shadowci, or set SEAL_EDGES_USER)"
+fi
+
+echo "== 3. copy mode, sealed: CPU per hypothesis of 40 minus 8 (command true, -j 1), $rounds alternating rounds"
 ws="$tmp/ws"; mkdir -p "$ws"
 for i in $(seq 200); do echo "$i" > "$ws/f$i.txt"; done
 (cd "$ws" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
-printf '{"hypotheses":[' > "$tmp/n40.json"
-for i in $(seq 40); do [ "$i" -gt 1 ] && printf ','; printf '{"name":"h%d","edits":[{"path":"f1.txt","content":"x\\n"}]}' "$i"; done >> "$tmp/n40.json"
-printf ']}\n' >> "$tmp/n40.json"
+spec_n() { # spec_n N > file
+  printf '{"hypotheses":['; for i in $(seq "$1"); do [ "$i" -gt 1 ] && printf ','; printf '{"name":"h%d","edits":[{"path":"f1.txt","content":"x\\n"}]}' "$i"; done; printf ']}\n'
+}
+spec_n 8 > "$tmp/n8.json"; spec_n 40 > "$tmp/n40.json"
 per_hyp() { python3 -c '
 import sys, json, statistics
 from datetime import datetime
@@ -51,13 +99,16 @@ for line in sys.stdin:
     if e["kind"] in ("hyp_started", "hyp_finished"):
         t.setdefault(e["hyp"], {})[e["kind"]] = datetime.fromisoformat(e["time"].replace("Z", "+00:00"))
 d = [(v["hyp_finished"] - v["hyp_started"]).total_seconds() * 1000 for v in t.values()]
-print("%.1f" % statistics.median(d))'; }
+print("%.1f" % statistics.median(d))' < "$1"; }
+f="$tmp/cp"; : > "$f"
 for i in $(seq "$rounds"); do
   for v in old new; do
-    ms=$(XDG_STATE_HOME="$tmp/state-$v" "$tmp/$v-shadow" --mode copy --require-seal --headless --events --no-record -j 1 -C "$ws" "$tmp/n40.json" -- true | per_hyp)
-    echo "$ms" >> "$tmp/cp-$v"
-    echo "$v $ms ms"
+    run=(env XDG_STATE_HOME="$tmp/state-$v" "$tmp/$v-shadow" --mode copy --require-seal --headless --events --no-record -j 1 -C "$ws")
+    short=$(cpu "${run[@]}" "$tmp/n8.json" -- true)
+    long=$(cpu "${run[@]}" "$tmp/n40.json" -- true)
+    wall=$(per_hyp "$tmp/last.out")
+    awk -v v="$v" -v s="$short" -v l="$long" -v w="$wall" 'BEGIN{printf "%s %.2f %.1f\n", v, (l-s)/32, w}' |
+      tee -a "$f" | awk '{printf "%s %6.2f cpu-ms per hypothesis  %6.1f ms hyp_started to hyp_finished (median of 40)\n", $1, $2, $3}'
   done
 done
-o=$(median < "$tmp/cp-old"); n=$(median < "$tmp/cp-new")
-awk -v o="$o" -v n="$n" 'BEGIN{printf "copy median: old %.1f ms, new %.1f ms: %+.1f ms per hypothesis\n", o, n, n-o}'
+summary "$f" "3. copy, sealed"
