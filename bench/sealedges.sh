@@ -3,8 +3,9 @@
 # tmpfs caps; copy mode's read and metadata rules): their fixed cost per
 # hypothesis, command `true`, this build against the build before them
 # (SEAL_EDGES_BASE, default 76d04be: the parent of 5585675 "seal (copy,
-# in-place)", which d2c87d9 "overlay: the seal's edges" follows), measured
-# side by side, alternating rounds. The figure is CPU time per hypothesis:
+# in-place)", which d2c87d9 "overlay: the seal's edges" follows; or
+# SEAL_EDGES_NEW, a commit, in place of this tree: d2c87d9 isolates the
+# two from what came after), measured side by side, alternating rounds. The figure is CPU time per hypothesis:
 # the CPU of the whole process tree (shadow's own side, the sandbox init,
 # the command; getrusage(2) RUSAGE_CHILDREN of a wrapper) for a long batch
 # minus a short one, over the hypotheses between (what a process start, a
@@ -26,12 +27,14 @@ user=${SEAL_EDGES_USER-}
 if [ -z "$user" ] && [ "$(id -u)" = 0 ] && id shadowci >/dev/null 2>&1; then user=shadowci; fi
 tmp=$(mktemp -d "${BENCH_TMP:-/tmp}/shadow-sealedges.XXXXXX")
 chmod 755 "$tmp"
-trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; git worktree remove --force "$tmp/newtree" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 . bench/lib.sh  # now, elapsed, median (from the repository root)
 git worktree add -q --detach "$tmp/old" "$base"
 (cd "$tmp/old" && go build -o "$tmp/old-shadow" . && go test -c -o "$tmp/old-overlay.test" ./overlay)
-go build -o "$tmp/new-shadow" .
-go test -c -o "$tmp/new-overlay.test" ./overlay
+new=.
+if [ -n "${SEAL_EDGES_NEW-}" ]; then git worktree add -q --detach "$tmp/newtree" "$SEAL_EDGES_NEW"; new=$tmp/newtree; fi
+(cd "$new" && go build -o "$tmp/new-shadow" . && go test -c -o "$tmp/new-overlay.test" ./overlay)
+echo "old: $base ($(git log -1 --format=%s "$base" | cut -c1-60)); new: ${SEAL_EDGES_NEW:-this tree, $(git log -1 --format=%h HEAD)}; load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 # cpu CMD...: the CPU milliseconds (user + system) of CMD and every process
 # under it that was reaped, its output to $tmp/last.out.
 cat > "$tmp/cpu.py" <<'EOF'
