@@ -50,31 +50,47 @@ const tmpfsChildEnv = "SHADOW_TMPFS_FILLER_CHILD"
 // survive. Before, the filler's /tmp was capped at a quarter of the
 // machine's RAM, past the container's memory, and the container's OOM
 // killer picked the sibling, the largest process (tmpfs pages are in no
-// process's RSS). cgroup v1's memory hierarchy, as root: the test moves
-// a child of its own into a fresh cgroup and runs both there.
+// process's RSS). The test moves a child of its own into a fresh memory
+// cgroup and runs both there: made at the hierarchy's root as root; as
+// another user, inside the cgroup directory SHADOW_TEST_MEMCG names, which
+// root made and gave to that user (.ci/run does, for its unprivileged
+// pass). cgroup v1 lets the owner of a cgroup directory make child cgroups
+// in it, owned by their maker, and move its own processes into them
+// (cgroup-v1/cgroups.rst 2.2: the permission on cgroup.procs and the
+// writer's uid matching the process's). v2 also asks for write access to
+// the common ancestor's cgroup.procs (cgroup-v2.rst "Delegation
+// Containment"), which a user outside a delegated subtree lacks.
 func TestTmpfsFillerLeavesSiblingInSmallCgroup(t *testing.T) {
 	if os.Getenv(tmpfsChildEnv) == "1" {
 		tmpfsFillerChild(t)
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: the test makes a memory cgroup for shadow (the unprivileged case is TestTmpfsCapsShareWhatShadowMayUse)")
-	}
 	needOverlay(t)
 	root := "/sys/fs/cgroup/memory"
+	v1 := true
 	if _, err := os.Stat(filepath.Join(root, "memory.limit_in_bytes")); err != nil {
-		root = "/sys/fs/cgroup"
+		root, v1 = "/sys/fs/cgroup", false
 		if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err != nil {
 			t.Fatalf("no memory cgroup hierarchy to put shadow in: %v", err)
 		}
 	}
-	dir := filepath.Join(root, fmt.Sprintf("shadow-tmpfs-test-%d", os.Getpid()))
+	parent := root
+	if os.Geteuid() != 0 {
+		parent = os.Getenv("SHADOW_TEST_MEMCG")
+		switch {
+		case parent == "":
+			t.Skip("as a user, needs a memory cgroup directory of its own to make the test's cgroup in: SHADOW_TEST_MEMCG (.ci/run makes one; the unprivileged cap alone is TestTmpfsCapsShareWhatShadowMayUse)")
+		case !v1:
+			t.Skip("as a user on cgroup v2, moving a process into a delegated cgroup needs its current cgroup inside the delegation too (cgroup-v2.rst \"Delegation Containment\"); the unprivileged cap alone is TestTmpfsCapsShareWhatShadowMayUse")
+		}
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("shadow-tmpfs-test-%d", os.Getpid()))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	defer os.Remove(dir)
 	limit, file := "memory.limit_in_bytes", "cgroup.procs"
-	if root == "/sys/fs/cgroup" {
+	if !v1 {
 		limit = "memory.max"
 	}
 	if err := os.WriteFile(filepath.Join(dir, limit), []byte(strconv.Itoa(640<<20)), 0); err != nil {
