@@ -23,8 +23,17 @@ import (
 // Store is the state root.
 type Store struct{ Root string }
 
-// DefaultRoot is $XDG_STATE_HOME/shadow, else ~/.local/state/shadow.
-func DefaultRoot() (string, error) {
+// DefaultStore is the store in shadow's state dir, the one place the state
+// dir is looked up: every command, the MCP server, a run's plan, a merge's
+// apply and a remote node's side open it here, so they agree on where the
+// records, the probe cache and the sandboxes are.
+func DefaultStore() (Store, error) {
+	root, err := defaultRoot()
+	return Store{Root: root}, err
+}
+
+// defaultRoot is $XDG_STATE_HOME/shadow, else ~/.local/state/shadow.
+func defaultRoot() (string, error) {
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "shadow"), nil
 	}

@@ -10,11 +10,11 @@ import (
 
 // defaultStore is the snapshot store in the state directory.
 func defaultStore() (snap.Store, error) {
-	root, err := snap.DefaultRoot()
+	store, err := snap.DefaultStore()
 	if err != nil {
 		return snap.Store{}, envErr("%v", err)
 	}
-	return snap.Store{Root: root}, nil
+	return store, nil
 }
 
 // openRecords finds the workspace (-C dir, else the current directory's)

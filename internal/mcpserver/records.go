@@ -270,7 +270,7 @@ func (s *Server) recordsOf(cwd string) (string, snap.Store, error) {
 	if err != nil {
 		return "", snap.Store{}, err
 	}
-	store, err := defaultStore()
+	store, err := snap.DefaultStore()
 	return ws, store, err
 }
 

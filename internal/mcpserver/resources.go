@@ -68,7 +68,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			return nil, err
 		}
 	}
-	store, err := defaultStore()
+	store, err := snap.DefaultStore()
 	if err != nil {
 		return nil, err
 	}

@@ -266,7 +266,7 @@ func (s *Server) toolProbe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 		return toolError("%v", err), nil
 	}
-	store, err := defaultStore()
+	store, err := snap.DefaultStore()
 	if err != nil {
 		return toolError("%v", err), nil
 	}
@@ -274,12 +274,4 @@ func (s *Server) toolProbe(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	// from the server's directory would use.
 	e := sandbox.Explain(store, run.ProbeWorkspace(s.cwd), s.version, in.Fresh)
 	return toolResult(e.Text(), e), nil
-}
-
-func defaultStore() (snap.Store, error) {
-	root, err := snap.DefaultRoot()
-	if err != nil {
-		return snap.Store{}, err
-	}
-	return snap.Store{Root: root}, nil
 }

@@ -50,7 +50,7 @@ func TestShowOfATamperedRecordWarnsAsShadowShowDoes(t *testing.T) {
 		t.Fatalf("shadow_run: %s", resultText(run))
 	}
 	rep := structuredAs[RunDoc](t, run)
-	store, err := defaultStore()
+	store, err := snap.DefaultStore()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,11 +63,10 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 	if err != nil {
 		return nil, Usage("%v", err)
 	}
-	root, err := snap.DefaultRoot()
+	store, err := snap.DefaultStore()
 	if err != nil {
 		return nil, Env("%v", err)
 	}
-	store := snap.Store{Root: root}
 	bases := &baseResolver{store: store, ws: ws, resolved: map[string]string{}}
 	lim := engine.Limits{MaxEditSize: a.MaxEditSize}
 	hyps, err := engine.Resolve(a.Spec, a.SpecDir, ws, bases.resolve, lim)

@@ -72,8 +72,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	if err != nil {
 		return nil, Usage("%v", err)
 	}
-	root, storeErr := snap.DefaultRoot()
-	store := snap.Store{Root: root}
+	store, storeErr := snap.DefaultStore()
 	if storeErr == nil {
 		if err := recoverWorkspace(ctx, store, ws, &o); err != nil {
 			return nil, err

@@ -33,13 +33,6 @@ func nodeMain(args []string) int {
 	return nodeUsage()
 }
 
-// nodeStore is the node user's own state dir: the probe cache, the mirror
-// locks, upper dirs. The node side records no runs.
-func nodeStore() (snap.Store, error) {
-	root, err := snap.DefaultRoot()
-	return snap.Store{Root: root}, err
-}
-
 // mirrorLock is the file whose lock guards the mirror at ws on this node.
 func mirrorLock(store snap.Store, ws string) string {
 	h := sha256.Sum256([]byte(ws))
@@ -76,7 +69,9 @@ func nodeHold(ws string) int {
 		send(nodeMsg{Error: err.Error()})
 		return 3
 	}
-	store, err := nodeStore()
+	// The node user's own state dir: the probe cache, the mirror locks,
+	// upper dirs. The node side records no runs.
+	store, err := snap.DefaultStore()
 	if err != nil {
 		return fail(err)
 	}
