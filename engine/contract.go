@@ -29,6 +29,7 @@ type (
 
 	TestsFromInfo    = report.TestsFromInfo
 	TestsFromOutcome = report.TestsFromOutcome
+	Contrast         = report.Contrast
 
 	Spec            = spec.Spec
 	SpecCommon      = spec.SpecCommon

@@ -207,6 +207,7 @@ func MergeShards(reps []*Report, names []string) (*Report, error) {
 			}
 		}
 	}
+	MergeContrast(results)
 	out.Hypotheses = results
 	return out, nil
 }

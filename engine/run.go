@@ -237,6 +237,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	rep.StalePaths = stale.Stop(orig)
 	rep.Stale = len(rep.StalePaths) > 0
 	fillTestsFrom(rep, results, cfg.TestsFrom, cfg.Workspace)
+	fillContrast(results, cfg.Hyps, jd, orig)
 	rep.Hypotheses = entries(results)
 	rep.Seal = commonSeal(rep.Hypotheses)
 	if w := Leader(results); w != nil && (cfg.Confirm == 0 || w.confirmed) {

@@ -204,6 +204,11 @@ func verdictLines(st Styles, r *engine.Result) []string {
 	if len(r.EditsTests) > 0 {
 		out = append(out, st.Warn.Render("edits tests: ")+strings.Join(r.EditsTests, ", "))
 	}
+	// What it does that no other passing candidate does (docs/report.md,
+	// "Contrast").
+	if c := r.Contrast; c != nil && c.Note != "" {
+		out = append(out, st.Warn.Render("contrast: ")+c.Note)
+	}
 	if r.LostTests != nil && *r.LostTests > 0 {
 		out = append(out, st.Warn.Render("lost tests: ")+fmt.Sprintf("%d the baseline ran", *r.LostTests))
 	}

@@ -106,6 +106,10 @@ type Result struct {
 	// (the report's tests_from); null without them, or where its run named
 	// none of them.
 	TestsFrom *TestsFromOutcome `json:"tests_from"`
+	// Contrast: what it does that no other passing candidate does (files,
+	// runner configuration, introspection); null for a baseline and where
+	// no other candidate passed.
+	Contrast *Contrast `json:"contrast"`
 }
 
 // Report is the whole run (shadow.report/v1). Hypotheses are in rank order.

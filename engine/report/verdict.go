@@ -17,6 +17,9 @@ func rowMarks(r *Report, h *Result) []string {
 	} else if len(h.EditsTests) > 0 && h.Status == StatusPassed && !r.Judged {
 		m = append(m, "changes tests, allowed: "+ListShort(h.EditsTests, 3))
 	}
+	if cm := contrastMark(h); cm != "" {
+		m = append(m, cm)
+	}
 	if tm := testsFromMark(h); tm != "" {
 		m = append(m, tm)
 	}

@@ -51,6 +51,8 @@ type HypBrief struct {
 	// TestsFromFailed: how many of the tests from before the candidates
 	// (tests_from) it failed.
 	TestsFromFailed int `json:"tests_from_failed,omitempty" jsonschema:"tests from tests_from it fails"`
+	// Contrast: what it does that no other passing candidate does.
+	Contrast string `json:"contrast,omitempty" jsonschema:"what only it does among the passing candidates"`
 }
 
 // BriefTests are a hypothesis's test counts (so far, while it runs).
@@ -162,6 +164,9 @@ func briefHyp(h *engine.Result) HypBrief {
 	if h.TestsFrom != nil {
 		b.TestsFromFailed = len(h.TestsFrom.Failed)
 	}
+	if h.Contrast != nil {
+		b.Contrast = clipText(h.Contrast.Note, maxBriefReason)
+	}
 	if h.Tests != nil {
 		b.Tests = &BriefTests{Passed: h.Tests.Passed, Failed: h.Tests.Failed, Skipped: h.Tests.Skipped}
 	}
@@ -189,7 +194,7 @@ func hypLine(b HypBrief, winner *string) string {
 	if winner != nil && *winner == b.Name {
 		s += " <- winner"
 	}
-	for _, why := range []struct{ k, v string }{{"disqualified", b.Disqualified}, {"suspicious", b.Suspicious}, {"tampered", b.Tampered}, {"error", b.Error}, {"reason", b.Reason}} {
+	for _, why := range []struct{ k, v string }{{"disqualified", b.Disqualified}, {"suspicious", b.Suspicious}, {"tampered", b.Tampered}, {"contrast", b.Contrast}, {"error", b.Error}, {"reason", b.Reason}} {
 		if why.v != "" {
 			s += "; " + why.k + ": " + why.v
 		}
