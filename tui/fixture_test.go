@@ -191,6 +191,7 @@ func sixEvents() []engine.Event {
 			r.Diff, r.ChangedLines = "--- a/tests/unit/test_calc.py\n+++ b/tests/unit/test_calc.py\n@@ -4 +4 @@\n-    assert calc.add(2, 3) == 5\n+    assert calc.add(2, 3) == -1\n", 2
 			r.EditsTests = []string{"tests/unit/test_calc.py"}
 			r.Disqualified = sp("edits the tests (tests/unit/test_calc.py)")
+			r.Contrast = &engine.Contrast{Note: "only it touches tests/unit/test_calc.py", Files: []string{"tests/unit/test_calc.py"}, Configs: []string{}, Introspection: []string{}}
 		case "flaky":
 			r.Status, r.ExitCode, r.Tests = engine.StatusPassed, ip(0), &engine.Tests{Framework: "pytest", Passed: 6}
 			r.Diff, r.ChangedLines = "--- a/calc.py\n+++ b/calc.py\n@@ -2 +2 @@\n-    return a - b\n+    return a + b  # sometimes\n", 2

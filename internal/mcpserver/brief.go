@@ -48,11 +48,8 @@ type HypBrief struct {
 	Suspicious   string      `json:"suspicious,omitempty" jsonschema:"why it looks like it games the judge"`
 	Tampered     string      `json:"tampered,omitempty" jsonschema:"evidence its verdict was forged"`
 	Error        string      `json:"error,omitempty" jsonschema:"why it could not run"`
-	// TestsFromFailed: how many of the tests from before the candidates
-	// (tests_from) it failed.
-	TestsFromFailed int `json:"tests_from_failed,omitempty" jsonschema:"tests from tests_from it fails"`
 	// Contrast: what it does that no other passing candidate does.
-	Contrast string `json:"contrast,omitempty" jsonschema:"what only it does among the passing candidates"`
+	Contrast string `json:"contrast,omitempty" jsonschema:"what no other pass does"`
 }
 
 // BriefTests are a hypothesis's test counts (so far, while it runs).
@@ -95,7 +92,7 @@ func briefOf(rep *engine.Report) *RunDoc {
 	for _, h := range rep.Hypotheses {
 		b := briefHyp(h)
 		d.Hypotheses = append(d.Hypotheses, b)
-		lines = append(lines, hypLine(b, d.Winner))
+		lines = append(lines, hypLine(b, d.Winner, testsFromFailed(h)))
 		if d.Winner != nil && *d.Winner == h.Name {
 			d.WinnerDiff = cutDiff(h.Diff, maxBriefDiff, rep.Run+"/"+h.Name)
 		}
@@ -157,13 +154,19 @@ func countStatuses(hs []*engine.Result) string {
 	return strings.Join(parts, ", ")
 }
 
+// testsFromFailed is the summary's part for the tests from before the
+// candidates a hypothesis fails (the report's tests_from has their names).
+func testsFromFailed(h *engine.Result) string {
+	if h.TestsFrom == nil || len(h.TestsFrom.Failed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", fails %d test(s) from tests_from", len(h.TestsFrom.Failed))
+}
+
 func briefHyp(h *engine.Result) HypBrief {
 	b := HypBrief{Name: h.Name, Status: h.Status, Fixed: len(h.Fixed), Broken: len(h.Broken), ChangedLines: h.ChangedLines,
 		Reason: clipPtr(h.Reason), Disqualified: clipPtr(h.Disqualified), Suspicious: clipPtr(h.Suspicious),
 		Tampered: clipPtr(h.Tampered), Error: clipPtr(h.Error)}
-	if h.TestsFrom != nil {
-		b.TestsFromFailed = len(h.TestsFrom.Failed)
-	}
 	if h.Contrast != nil {
 		b.Contrast = clipText(h.Contrast.Note, maxBriefReason)
 	}
@@ -174,7 +177,7 @@ func briefHyp(h *engine.Result) HypBrief {
 }
 
 // hypLine is a hypothesis's line of the summary.
-func hypLine(b HypBrief, winner *string) string {
+func hypLine(b HypBrief, winner *string, extra ...string) string {
 	s := b.Name + ": " + b.Status
 	if c := briefTestsText(b.Tests); c != "" {
 		s += ", " + c
@@ -188,9 +191,7 @@ func hypLine(b HypBrief, winner *string) string {
 	if b.ChangedLines > 0 {
 		s += fmt.Sprintf(", %d changed line(s)", b.ChangedLines)
 	}
-	if b.TestsFromFailed > 0 {
-		s += fmt.Sprintf(", fails %d test(s) from tests_from", b.TestsFromFailed)
-	}
+	s += strings.Join(extra, "")
 	if winner != nil && *winner == b.Name {
 		s += " <- winner"
 	}

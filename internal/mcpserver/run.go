@@ -57,7 +57,7 @@ type mcpRunArgs struct {
 	NoCross         bool   `json:"no_cross,omitempty" jsonschema:"do not run candidates' proposed tests on each other"`
 	WithTests       bool   `json:"with_tests,omitempty" jsonschema:"with apply: write the winner's proposed tests too"`
 	Shard           string `json:"shard,omitempty" jsonschema:"run slice K/N of the hypotheses (shadow_merge joins them)"`
-	TestsFrom       string `json:"tests_from,omitempty" jsonschema:"tests written before the candidates (a dir laid over the workspace, or a diff): the judge's"`
+	TestsFrom       string `json:"tests_from,omitempty" jsonschema:"a dir or diff of tests written before the candidates"`
 }
 
 // mcpSourceArgs are shadow_run's hypotheses from outside the spec, as the
