@@ -244,3 +244,33 @@ func deletion(path, old string) string {
 	}
 	return b.String()
 }
+
+// pytest names a test FILE::NAME: the reproduction, in a directory of its
+// own under tests/, sinks the overfit there too, and each hypothesis's
+// tests_from names it as the report does.
+func TestE2ETestsFromPytest(t *testing.T) {
+	e2e.Parallel(t)
+	rn := e2e.JudgeRunners(t)[0]
+	e, _ := e2e.JudgeEnv(t, rn)
+	cands := filepath.Join(filepath.Dir(e2e.JudgeSpec(t, rn, "spec.json")), "cands")
+	dir := filepath.Join(e.Dir, "repro")
+	writeOutside(t, filepath.Join(dir, "tests", "test_repro.py"), "from calc import add\n\n\ndef test_one_plus_two():\n    assert add(1, 2) == 3\n")
+	spec := e.Spec(map[string]any{"hypotheses": []any{
+		map[string]any{"name": "baseline"},
+		map[string]any{"name": "overfit", "edits": []any{map[string]any{"path": "calc.py", "file": filepath.Join(cands, "overfit/calc.py")}}},
+		map[string]any{"name": "fix", "edits": []any{map[string]any{"path": "calc.py", "file": filepath.Join(cands, "fix/calc.py")}}},
+	}})
+	out, stderr, code := e.Shadow(append([]string{"--headless", "--json", "-C", e.WS, "--tests-from", dir, spec, "--"}, rn.Command...)...)
+	rep := e.Report(out)
+	m := e2e.ByName(rep)
+	const test = "tests/test_repro.py::test_one_plus_two"
+	if code != 0 || rep.Winner == nil || *rep.Winner != "fix" || rep.TestsFrom == nil || !slices.Equal(rep.TestsFrom.Tests, []string{test}) {
+		t.Fatalf("exit %d winner %v tests_from %+v\n%s\n%s", code, e2e.Deref(rep.Winner), rep.TestsFrom, judgeTable(rep), stderr)
+	}
+	if o := m["overfit"].TestsFrom; m["overfit"].Status != engine.StatusFailed || o == nil || !slices.Equal(o.Failed, []string{test}) {
+		t.Errorf("overfit: status %s tests_from %+v", m["overfit"].Status, o)
+	}
+	if o := m["fix"].TestsFrom; o == nil || !slices.Equal(o.Passed, []string{test}) {
+		t.Errorf("fix: tests_from %+v", o)
+	}
+}
