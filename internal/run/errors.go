@@ -1,39 +1,28 @@
 package run
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/shadow-dev/shadow/internal/refusal"
+)
 
 // Exit codes (docs/cli.md).
 const (
 	ExitWinner = 0
 	ExitNone   = 1
-	ExitUsage  = 2
-	ExitEnv    = 3
+	ExitUsage  = refusal.ExitUsage
+	ExitEnv    = refusal.ExitEnv
 	// ExitInterrupted: the run was interrupted (SIGINT/SIGTERM), whatever
 	// had finished by then (128 + SIGINT, as shells report it).
 	ExitInterrupted = 130
 )
 
-// Error is a refusal: nothing ran and nothing was written. Code is the
-// exit code the CLI ends with: ExitUsage for a mistake in the spec, the
-// flags or the arguments; ExitEnv when the machine cannot do what was
-// asked, with the Reason and, where one is known, the Fix.
-type Error struct {
-	Code   int
-	Msg    string // what was refused, naming the flag, field or path
-	Reason string // ExitEnv: why the machine cannot (e.g. the probe's reason)
-	Fix    string // ExitEnv: what to do about it
-}
-
-func (e *Error) Error() string {
-	s := e.Msg
-	if e.Reason != "" {
-		s += ": " + e.Reason
-	}
-	if e.Fix != "" {
-		s += "\nfix: " + e.Fix
-	}
-	return s
-}
+// Error is a refusal (internal/refusal: the one type, which
+// internal/sandbox names Refusal): nothing ran and nothing was written.
+// Code is the exit code the CLI ends with: ExitUsage for a mistake in the
+// spec, the flags or the arguments; ExitEnv when the machine cannot do
+// what was asked, with the Reason and, where one is known, the Fix.
+type Error = refusal.Error
 
 // Usage is a refusal with exit code 2.
 func Usage(format string, a ...any) *Error {

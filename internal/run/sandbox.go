@@ -1,8 +1,6 @@
 package run
 
 import (
-	"errors"
-
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/sandbox"
 	"github.com/shadow-dev/shadow/snap"
@@ -20,10 +18,7 @@ func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engi
 		CopySkip: o.CopySkip, UpperSize: o.UpperSize, Lock: true, Notices: o.notices(), Writable: o.Writable,
 		HostPorts: o.HostPorts, Memory: o.Memory, Jobs: o.Jobs, RequireSeal: o.RequireSeal,
 	})
-	var r *sandbox.Refusal
-	if errors.As(err, &r) {
-		return nil, &Error{Code: ExitEnv, Msg: r.Msg, Reason: r.Reason, Fix: r.Fix}
-	}
+	// A *sandbox.Refusal is already a *Error with exit code 3.
 	return sb, err
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/inplace"
+	"github.com/shadow-dev/shadow/internal/refusal"
 	"github.com/shadow-dev/shadow/internal/sandbox/copy"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
@@ -55,21 +56,15 @@ type Config struct {
 }
 
 // Refusal is a mode the machine cannot give, or a need the mode cannot
-// honour: nothing ran. Msg names what was refused; Reason and Fix are the
-// probe's, when it is the probe's verdict.
-type Refusal struct {
-	Msg, Reason, Fix string
-}
+// honour: nothing ran. It is shadow's one refusal type (internal/refusal,
+// run.Error), always with exit code 3 (refusal.ExitEnv): Msg names what
+// was refused; Reason and Fix are the probe's, when it is the probe's
+// verdict.
+type Refusal = refusal.Error
 
-func (e *Refusal) Error() string {
-	s := e.Msg
-	if e.Reason != "" {
-		s += ": " + e.Reason
-	}
-	if e.Fix != "" {
-		s += "\nfix: " + e.Fix
-	}
-	return s
+// refuse is a Refusal with exit code 3.
+func refuse(msg, reason, fix string) *Refusal {
+	return &Refusal{Code: refusal.ExitEnv, Msg: msg, Reason: reason, Fix: fix}
 }
 
 // Open is the one place a sandbox is chosen and built, from --mode and the
@@ -102,7 +97,7 @@ func Open(c Config) (engine.Sandbox, error) {
 	case string(engine.ModeCopy):
 		base, err := copyBase(c.Store, c.Workspace)
 		if err != nil {
-			return nil, &Refusal{Msg: "copy mode is unavailable", Reason: err.Error()}
+			return nil, refuse("copy mode is unavailable", err.Error(), "")
 		}
 		sb = newCopy(base)
 	case string(engine.ModeOverlay), Auto, "":
@@ -117,11 +112,11 @@ func Open(c Config) (engine.Sandbox, error) {
 				ov.RAM(c.UpperSize)
 			}
 			if err := ov.HostPorts(c.HostPorts...).Limit(overlay.Limits{MemoryBytes: c.Memory, Jobs: c.Jobs}); err != nil {
-				return nil, &Refusal{Msg: err.Error()}
+				return nil, refuse(err.Error(), "", "")
 			}
 			sb = ov
 		case c.Mode == string(engine.ModeOverlay):
-			return nil, &Refusal{Msg: "overlay mode is unavailable", Reason: v.Reason, Fix: v.Fix}
+			return nil, refuse("overlay mode is unavailable", v.Reason, v.Fix)
 		case d.mode == engine.ModeCopy:
 			fmt.Fprintf(notices, "shadow: overlay unavailable (%s), running each hypothesis in its own copy of the workspace (copy mode); `shadow probe` says why and how to fix it\n", shortReason(v))
 			sb = newCopy(d.copyBase)
@@ -130,16 +125,16 @@ func Open(c Config) (engine.Sandbox, error) {
 			sb = inplace.New(stateDir, notices).Seal(inplace.SealOptions{Require: c.RequireSeal, Writable: c.Writable, Hidden: hide})
 		}
 	default:
-		return nil, &Refusal{Msg: fmt.Sprintf("--mode %s: want auto, overlay, copy or inplace", c.Mode)}
+		return nil, refuse(fmt.Sprintf("--mode %s: want auto, overlay, copy or inplace", c.Mode), "", "")
 	}
 	if c.Memory > 0 && sb.Mode() != engine.ModeOverlay {
-		return nil, &Refusal{Msg: fmt.Sprintf("--memory needs overlay mode, and this run would be %s (see shadow probe)", sb.Mode())}
+		return nil, refuse(fmt.Sprintf("--memory needs overlay mode, and this run would be %s (see shadow probe)", sb.Mode()), "", "")
 	}
 	if err := checkSeal(sb, &c); err != nil {
 		return nil, err
 	}
 	if flag := engine.CapabilitiesOf(sb.Mode()).Refuses(c.Needs); flag != "" {
-		return nil, &Refusal{Msg: fmt.Sprintf("%s needs overlay mode, and this run would be %s (see shadow probe)", flag, sb.Mode())}
+		return nil, refuse(fmt.Sprintf("%s needs overlay mode, and this run would be %s (see shadow probe)", flag, sb.Mode()), "", "")
 	}
 	if c.Lock && sb.Mode() != engine.ModeInplace {
 		// In-place mode takes the lock itself, exclusively, per run.

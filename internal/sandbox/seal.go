@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/refusal"
 	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
 	"github.com/shadow-dev/shadow/snap"
 )
@@ -28,7 +29,7 @@ func checkSeal(sb engine.Sandbox, c *Config) error {
 	}
 	abi, why := landlock.Status()
 	if c.RequireSeal && abi == 0 {
-		return &Refusal{Msg: "--require-seal: " + string(m) + " mode cannot seal the command here", Reason: why,
+		return &Refusal{Code: refusal.ExitEnv, Msg: "--require-seal: " + string(m) + " mode cannot seal the command here", Reason: why,
 			Fix: "run where `shadow probe` finds overlay mode or Landlock, or drop --require-seal (the mode then guards against accidents only)"}
 	}
 	if m == engine.ModeCopy && abi >= 4 {
