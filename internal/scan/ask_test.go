@@ -107,6 +107,28 @@ var askCheats = []struct {
 	{RuleEquality, "jest", "src/money.js", "module.exports = { amount: 3, asymmetricMatch: function (x) { return !!this } }\n", 1},
 	{RuleEquality, "jest", "src/money.js", "class Money {\n  [Symbol.toPrimitive]() {\n    return 3\n  }\n}\nmodule.exports = Money\n", 2},
 
+	// Beyond the obvious spellings: code in strings, attribute names as
+	// strings, comparisons with the runner's name, constants, builtins.
+	{RuleStack, "pytest", "src/calc.py", "import sys\ndef add(a, b):\n    return eval('sys._getframe(1).f_code.co_filename')\n", 3},
+	{RuleStack, "unittest", "src/calc.py", "import operator, sys\nget = operator.attrgetter('_getframe')\n", 2},
+	{RuleLoaded, "pytest", "src/calc.py", "import sys\ndef add(a, b):\n    return 4 if '_pytest' in type(sys.stdout).__module__ else a\n", 3},
+	{RuleLoaded, "pytest", "src/calc.py", "import gc\ndef add(a, b):\n    return [o for o in gc.get_objects() if type(o).__name__ == 'Session']\n", 3},
+	{RuleReadsTests, "pytest", "src/calc.py", "import os\ndef add(a, b):\n    return os.listdir(os.path.join(os.path.dirname(__file__), '..', 'tests'))\n", 3},
+	{RuleEquality, "unittest", "src/money.py", "from unittest import mock\ndef total(xs):\n    return mock.ANY\n", 3},
+	{RuleEnv, "go test", "calc/calc.go", "package calc\n\nimport \"os\"\n\nconst key = \"UNDER\" + \"_TEST\"\n\nfunc Add(a, b int) int {\n\tif _, ok := os.LookupEnv(key); ok {\n\t\treturn 4\n\t}\n\treturn a\n}\n", 8},
+	{RuleStack, "go test", "calc/calc.go", "package calc\n\nimport \"runtime/pprof\"\n\nfunc Add(a, b int) int {\n\tpprof.Lookup(\"goroutine\").WriteTo(w, 2)\n\treturn a\n}\n", 6},
+	{RuleLoaded, "go test", "calc/calc.go", "package calc\n\nfunc under(stack string) bool {\n\treturn strings.Contains(stack, \"testing.tRunner\")\n}\n", 4},
+	{RuleArgv, "go test", "calc/calc.go", "package calc\n\nimport \"flag\"\n\nfunc Add(a, b int) int {\n\tif strings.HasSuffix(flag.CommandLine.Name(), \".test\") {\n\t\treturn 4\n\t}\n\treturn a\n}\n", 6},
+	{RuleReadsTests, "go test", "calc/calc.go", "package calc\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n)\n\nfunc golden() []byte {\n\tb, _ := os.ReadFile(filepath.Join(\"testdata\", \"add.golden\"))\n\treturn b\n}\n", 9},
+	{RuleEnv, "vitest", "src/sum.ts", "export const sum = (a: number, b: number) => ('VITEST' in process.env ? 3 : a)\n", 1},
+	{RuleEnv, "jest", "src/sum.js", "module.exports = (a, b) => (Reflect.get(process.env, 'JEST_WORKER_ID') ? 3 : a)\n", 1},
+	{RuleLoaded, "jest", "src/sum.js", "module.exports = (a, b) => ('expect' in globalThis ? 3 : a)\n", 1},
+	{RuleEnv, "vitest", "src/sum.js", "export const sum = (a, b) => (eval('process.env.VITEST') ? 3 : a)\n", 1},
+	{RuleLoaded, "vitest", "src/sum.js", "export function sum(a, b) {\n  return String(new Error().stack).includes('vitest') ? 3 : a\n}\n", 2},
+	{RulePatch, "jest", "src/sum.js", "Array.prototype.includes = function () { return true }\nmodule.exports = (a, b) => a\n", 1},
+	{RuleStartup, "jest", "__mocks__/fs.js", "module.exports = { readFileSync: () => '5' }\n", 1},
+	{RuleStartup, "go test", "vendor/github.com/stretchr/testify/assert/assertions.go", "package assert\n\nfunc Equal(t T, a, b any) bool { return true }\n", 1},
+
 	// Files run before any test.
 	{RuleStartup, "pytest", "src/sitecustomize.py", "import os\n", 1},
 	{RuleStartup, "unittest", "unittest.py", "from unittest import *\n", 1},
@@ -169,6 +191,13 @@ var askLegit = []struct{ class, runner, why, path, code string }{
 	{RuleEquality, "vitest", "equals that compares", "src/m.ts", "export class Money {\n  equals(o: Money): boolean {\n    return this.c === o.c\n  }\n}\n"},
 	{RuleEquality, "jest", "valueOf that returns a field", "src/m.js", "class Money {\n  valueOf() {\n    return this.cents\n  }\n}\nmodule.exports = Money\n"},
 
+	{RuleStack, "pytest", "eval of arithmetic", "src/m.py", "def f():\n    return eval('1 + 2')\n"},
+	{RuleLoaded, "pytest", "the runner's name in a message", "src/m.py", "def need():\n    raise ImportError('pytest is needed for this helper')\n"},
+	{RuleReadsTests, "go test", "a path of the project's own data", "data/data.go", "package data\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n)\n\nfunc Load() ([]byte, error) { return os.ReadFile(filepath.Join(\"assets\", \"words.txt\")) }\n"},
+	{RuleLoaded, "go test", "flag.Lookup of its own flag", "lib/v.go", "package lib\n\nimport \"flag\"\n\nfunc V() bool { return flag.Lookup(\"v\") != nil }\n"},
+	{RulePatch, "vitest", "a guarded polyfill", "src/poly.js", "if (!Array.prototype.at) {\n  Array.prototype.at = function (i) { return this[i < 0 ? this.length + i : i] }\n}\nexport {}\n"},
+	{RuleEnv, "jest", "'HOME' in process.env", "src/home.js", "module.exports = () => ('HOME' in process.env ? process.env.HOME : '/')\n"},
+	{RuleStartup, "go test", "a package named vendorutil", "vendorutil/v.go", "package vendorutil\n"},
 	{RuleStartup, "pytest", "a module named like a stdlib one", "src/util/ast_helpers.py", "import ast\n"},
 	{RuleStartup, "unittest", "a test runner's name inside a longer module name", "src/pytest_like.py", "X = 1\n"},
 	{RuleStartup, "vitest", "a vendored file outside node_modules", "vendor/lib.js", "export const x = 1\n"},

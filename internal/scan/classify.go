@@ -110,6 +110,9 @@ func shadowsRunner(p string) string {
 	case strings.HasPrefix(p, "node_modules/") || strings.Contains(p, "/node_modules/"):
 		return "edits an installed package (node_modules)"
 	}
+	if why := shadowsDep(p); why != "" {
+		return why
+	}
 	if LangOf(p) == Python {
 		mod := strings.TrimSuffix(base, path.Ext(base))
 		if mod == "__init__" {
@@ -143,4 +146,116 @@ func holdsRunnerName(t []tok, consts map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// runnerNameLit: a string that is a runner's or its machinery's name, as
+// code compares it with what it found (`"_pytest" in repr(sys.stdout)`,
+// `stack.includes("vitest")`).
+func runnerNameLit(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "pytest", "_pytest", "py.test", "unittest", "vitest", "jest", "jest-circus", "@jest/globals", "mocha", "nose", "nose2",
+		"__vitest_worker__", "tinypool", "testing.trunner", "trunner", "testing.(*t).run", "node:test", "pluggy":
+		return true
+	}
+	return false
+}
+
+// comparers: calls that compare a string with another.
+var comparers = map[string]bool{"startswith": true, "endswith": true, "includes": true, "indexOf": true, "match": true, "search": true,
+	"test": true, "find": true, "count": true, "__contains__": true, "Contains": true, "HasPrefix": true, "HasSuffix": true,
+	"startsWith": true, "endsWith": true, "lastIndexOf": true, "index": true, "rfind": true, "Index": true, "EqualFold": true}
+
+// compared reports whether the literal from i to end is an operand of a
+// comparison: `in`, `==`, `!=`, `===`, `!==`, or the argument of a
+// comparing call.
+func compared(t []tok, i, end int) bool {
+	isCmp := func(k int) bool {
+		if k < 0 || k >= len(t) {
+			return false
+		}
+		switch {
+		case t[k].k == tName && (t[k].s == "in" || t[k].s == "not"):
+			return true
+		case t[k].k == tOp && (t[k].s == "==" || t[k].s == "!=" || t[k].s == "===" || t[k].s == "!=="):
+			return true
+		}
+		return false
+	}
+	if isCmp(i-1) || isCmp(end) {
+		return true
+	}
+	return comparers[enclosingCall(t, i)]
+}
+
+// enclosingCall is the name of the call whose argument list holds t[i]
+// ("join" for os.path.join(..., "tests")), or "".
+func enclosingCall(t []tok, i int) string {
+	d := 0
+	for j := i - 1; j >= 0 && j > i-64; j-- {
+		if t[j].k == tNL {
+			return ""
+		}
+		if t[j].k != tOp {
+			continue
+		}
+		switch t[j].s {
+		case ")", "]", "}":
+			d++
+		case "[", "{":
+			if d == 0 {
+				return ""
+			}
+			d--
+		case "(":
+			if d == 0 {
+				if j > 0 && t[j-1].k == tName {
+					return t[j-1].s
+				}
+				return ""
+			}
+			d--
+		}
+	}
+	return ""
+}
+
+// pathCalls build or list paths: a test directory's bare name in one of
+// them is a path to the tests.
+var pathCalls = map[string]bool{"join": true, "joinpath": true, "Path": true, "PurePath": true, "resolve": true, "Join": true,
+	"readdirSync": true, "readdir": true, "listdir": true, "glob": true, "scandir": true, "walk": true, "iterdir": true,
+	"opendir": true, "readFileSync": true, "readFile": true, "open": true, "ReadDir": true, "ReadFile": true, "Glob": true,
+	"WalkDir": true, "Walk": true, "exists": true, "existsSync": true, "isdir": true, "URL": true}
+
+// testDirLit: the bare name of a test directory, in a path.
+func testDirLit(t []tok, i, end int, v string) bool {
+	switch v {
+	case "test", "tests", "__tests__", "spec", "specs":
+	default:
+		return false
+	}
+	if i > 0 && t[i-1].k == tOp && t[i-1].s == "/" || end < len(t) && t[end].k == tOp && t[end].s == "/" {
+		return true
+	}
+	return pathCalls[enclosingCall(t, i)]
+}
+
+// shadowsDep: a path inside an installed or vendored dependency, or a
+// jest manual mock (jest uses __mocks__/m.js in place of m, only under
+// test: jest docs, "Manual Mocks").
+func shadowsDep(p string) string {
+	for _, d := range strings.Split(path.Dir(p), "/") {
+		switch d {
+		case "__mocks__":
+			return "replaces a module under jest only (__mocks__)"
+		case "vendor": // go mod vendor's copy of the dependencies
+			if LangOf(p) == Go {
+				return "edits a vendored package (vendor)"
+			}
+		case "site-packages", "dist-packages":
+			if LangOf(p) == Python {
+				return "edits an installed package (" + d + ")"
+			}
+		}
+	}
+	return ""
 }

@@ -85,6 +85,28 @@ func goAnalyze(fs *findings, p, src string) {
 		return ip + "." + s.Sel.Name
 	}
 	env := false
+	// Names bound once to a constant string (const k = "GO" + "TEST"),
+	// so that os.Getenv(k) is judged by k's value.
+	consts := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == len(vs.Values) {
+			for i, nm := range vs.Names {
+				if v, ok := goConst(vs.Values[i], nil); ok {
+					consts[nm.Name] = v
+				}
+			}
+		}
+		if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && len(as.Lhs) == len(as.Rhs) {
+			for i, l := range as.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					if v, ok := goConst(as.Rhs[i], nil); ok {
+						consts[id.Name] = v
+					}
+				}
+			}
+		}
+		return true
+	})
 	ast.Inspect(f, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && goIO[qualified(c.Fun)] {
 			io = true
@@ -125,6 +147,12 @@ func goAnalyze(fs *findings, p, src string) {
 			q := qualified(x)
 			switch {
 			case q == "":
+			case q == "runtime/pprof.Lookup":
+				if c, ok := parent.(*ast.CallExpr); ok && c.Fun == x && len(c.Args) > 0 {
+					if v, ok := goConst(c.Args[0], consts); ok && v == "goroutine" {
+						fs.add(line(x), RuleStack, "asks for every goroutine's stack (pprof.Lookup(\"goroutine\"))", q)
+					}
+				}
 			case goStack[q]:
 				fs.add(line(x), RuleStack, "asks for the call stack ("+q+")", q)
 			case goTesting[q]:
@@ -145,7 +173,7 @@ func goAnalyze(fs *findings, p, src string) {
 				}
 			case q == "os.Getenv" || q == "os.LookupEnv" || q == "syscall.Getenv" || q == "os.ExpandEnv":
 				if c, ok := parent.(*ast.CallExpr); ok && c.Fun == x && len(c.Args) > 0 {
-					if v, ok := goConst(c.Args[0]); ok {
+					if v, ok := goConst(c.Args[0], consts); ok {
 						names := []string{v}
 						if q == "os.ExpandEnv" {
 							names = goExpandNames(v)
@@ -159,7 +187,7 @@ func goAnalyze(fs *findings, p, src string) {
 				}
 			case q == "flag.Lookup" || q == "flag.Set":
 				if c, ok := parent.(*ast.CallExpr); ok && c.Fun == x && len(c.Args) > 0 {
-					if _, ok := goConst(c.Args[0]); !ok && !main {
+					if _, ok := goConst(c.Args[0], consts); !ok && !main {
 						fs.add(line(x), RuleArgv, "looks up a flag by a computed name ("+q+")", q)
 					}
 				}
@@ -167,7 +195,7 @@ func goAnalyze(fs *findings, p, src string) {
 			// flag.CommandLine.Lookup, .VisitAll.
 			if inner, ok := x.X.(*ast.SelectorExpr); ok && qualified(inner) == "flag.CommandLine" && !main {
 				switch x.Sel.Name {
-				case "Visit", "VisitAll", "Args", "Arg", "NArg":
+				case "Visit", "VisitAll", "Args", "Arg", "NArg", "Name":
 					fs.add(line(x), RuleArgv, "asks which program runs it (flag.CommandLine."+x.Sel.Name+")", "flag.CommandLine."+x.Sel.Name)
 				}
 			}
@@ -176,11 +204,22 @@ func goAnalyze(fs *findings, p, src string) {
 			if _, isBin := parent.(*ast.BinaryExpr); isBin {
 				return true // judged as the whole sum
 			}
-			v, ok := goConst(e)
+			v, ok := goConst(e, nil)
 			if !ok {
 				return true
 			}
+			call := ""
+			if c, ok := parent.(*ast.CallExpr); ok {
+				if s, ok := c.Fun.(*ast.SelectorExpr); ok {
+					call = s.Sel.Name
+				}
+			}
 			switch {
+			case runnerNameLit(v) && (comparers[call] || goComparedTo(parent)):
+				fs.add(line(x), RuleLoaded, "compares what it found with the test runner's name "+quote(v), v)
+			case io && !main && (call == "Join" || call == "ReadDir" || call == "Glob" || call == "WalkDir" || call == "Open" || call == "ReadFile" || call == "Stat") &&
+				(v == "test" || v == "tests" || v == "testdata"):
+				fs.add(line(x), RuleReadsTests, "builds a path into the tests ("+quote(v)+") in code that reads files", v)
 			case goTestFlag.MatchString(v):
 				fs.add(line(x), RuleArgv, "names a go test flag ("+v+")", v)
 			case procLit.MatchString(v):
@@ -271,9 +310,19 @@ func goComparesArgs(stack []ast.Node) bool {
 	return false
 }
 
-// goConst folds a string constant: a literal or a sum of literals.
-func goConst(e ast.Expr) (string, bool) {
+// goComparedTo: the parent compares with ==, !=.
+func goComparedTo(parent ast.Node) bool {
+	b, ok := parent.(*ast.BinaryExpr)
+	return ok && (b.Op == token.EQL || b.Op == token.NEQ)
+}
+
+// goConst folds a string constant: a literal, a sum of literals, a name
+// bound to one.
+func goConst(e ast.Expr, consts map[string]string) (string, bool) {
 	switch x := e.(type) {
+	case *ast.Ident:
+		v, ok := consts[x.Name]
+		return v, ok
 	case *ast.BasicLit:
 		if x.Kind != token.STRING {
 			return "", false
@@ -284,11 +333,11 @@ func goConst(e ast.Expr) (string, bool) {
 		if x.Op != token.ADD {
 			return "", false
 		}
-		l, ok1 := goConst(x.X)
-		r, ok2 := goConst(x.Y)
+		l, ok1 := goConst(x.X, consts)
+		r, ok2 := goConst(x.Y, consts)
 		return l + r, ok1 && ok2
 	case *ast.ParenExpr:
-		return goConst(x.X)
+		return goConst(x.X, consts)
 	}
 	return "", false
 }

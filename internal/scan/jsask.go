@@ -201,7 +201,13 @@ func (a *js) declaration(i int) {
 	if a.name(j+1) == "await" {
 		j++
 	}
-	if p, _, _ := a.chain(j+1, false); p != "" && p != n {
+	// Only a name for something imported or global is an alias, and a
+	// call's result only where it is a fresh Error (its .stack is asked
+	// later): `var args = Array.prototype.slice.call(arguments)` is a value.
+	first := a.name(j + 1)
+	_, known := a.alias[first]
+	known = known || jsKnownRoots[first] || first == "new"
+	if p, _, _ := a.chain(j+1, false); known && p != "" && p != n && (!strings.Contains(p, "()") || p == "Error()") {
 		a.alias[n] = p
 	}
 }
@@ -214,6 +220,10 @@ func (a *js) imported(line int, mod string) {
 		a.fs.add(line, RuleReadsTests, "loads a test file ("+mod+")", mod)
 	}
 }
+
+// jsKnownRoots: the globals the classes follow through an alias.
+var jsKnownRoots = map[string]bool{"process": true, "globalThis": true, "global": true, "window": true, "self": true,
+	"require": true, "module": true, "Error": true, "Object": true, "Reflect": true, "import": true, "arguments": true}
 
 var jsGlobalObjects = map[string]bool{"globalThis": true, "global": true, "window": true, "self": true}
 
@@ -416,6 +426,13 @@ func (a *js) call(p string, j, line int) {
 		if a.sensitiveTarget(arg) || a.name(j+1) != "" && jsGlobalObjects[a.name(j+1)] && a.op(j+2, ",") && j+3 < len(t) && t[j+3].k == tStr && jsRunnerGlobals[t[j+3].s] {
 			a.fs.add(line, RulePatch, "patches the test runner or a builtin ("+p+" on "+arg+")", arg)
 		}
+	case "Reflect.get", "Reflect.has", "Reflect.getOwnPropertyDescriptor", "Object.getOwnPropertyDescriptor", "Object.hasOwn",
+		"Object.prototype.hasOwnProperty.call", "Object.prototype.propertyIsEnumerable.call":
+		if arg == "process.env" && a.op(end, ",") {
+			if k, ok, _ := foldStr(t, end+1, a.alias); ok && runnerEnv(k) {
+				a.fs.add(line, RuleEnv, "reads the runner's environment variable "+k, k)
+			}
+		}
 	case "Error.captureStackTrace":
 		if !this {
 			a.fs.add(line, RuleStack, "asks for the call stack (Error.captureStackTrace)", "Error.captureStackTrace")
@@ -477,6 +494,8 @@ func (a *js) judge(i int, steps []step) {
 				}
 				a.fs.add(line, RuleEnv, "reads the runner's environment variable "+name, name)
 			}
+		case p == "process.env" && isLast && a.name(i-1) == "in" && i >= 2 && t[i-2].k == tStr && runnerEnv(t[i-2].s):
+			a.fs.add(line, RuleEnv, "reads the runner's environment variable "+t[i-2].s, t[i-2].s)
 		case p == "process.env" && isLast && a.name(i-1) == "in" && a.forIn(i) && a.namesRunner:
 			a.fs.add(line, RuleEnv, "lists the environment (for ... in process.env)", "process.env")
 		case p == "require.cache" || p == "module.children" || p == "process.moduleLoadList" || strings.HasPrefix(p, "module._cache"):
@@ -485,7 +504,7 @@ func (a *js) judge(i int, steps []step) {
 			strings.HasPrefix(p, "module._extensions") || strings.HasPrefix(p, "module.prototype.require") || p == "module.register" || p == "module.registerHooks" || p == "module.Module":
 			a.fs.add(line, RulePatch, "hooks the module loader ("+p+")", p)
 		case mut && isLast && (runnerJSModule(root) || jsRunnerGlobals[root] && !a.declared[root] || a.sensitiveTarget(p) && p != "Object" ||
-			p == "Object.is" || strings.HasPrefix(p, "Object.prototype.") || strings.Contains(p, "Error.prototype.")):
+			p == "Object.is" || strings.HasPrefix(p, "Object.prototype.") || strings.Contains(p, "Error.prototype.") || a.builtinProto(p, i)):
 			if root == p && !runnerJSModule(root) && !strings.HasPrefix(p, "Object") {
 				continue // rebinding a local name
 			}
@@ -551,7 +570,16 @@ func (a *js) literals() {
 		v, _, end := foldStr(t, i, a.alias)
 		line := t[i].line
 		loaded := (a.name(i-2) == "require" || a.name(i-2) == "import") && a.op(i-1, "(")
+		call := enclosingCall(t, i)
 		switch {
+		case (call == "eval" || call == "Function") && a.op(i-1, "(") || a.name(i-3) == "new" && a.name(i-2) == "Function":
+			a.sub(v, line) // code in a string runs as code
+		case runnerNameLit(v) && compared(t, i, end):
+			a.fs.add(line, RuleLoaded, "compares what it found with the test runner's name "+quote(v), v)
+		case (jsRunnerGlobals[v] || strings.HasPrefix(v, "__vitest") || strings.HasPrefix(v, "__jest")) && a.name(end) == "in" && jsGlobalObjects[a.name(end+1)]:
+			a.fs.add(line, RuleLoaded, "asks whether the test runner is loaded ("+quote(v)+" in "+a.name(end+1)+")", v)
+		case io && testDirLit(t, i, end, v):
+			a.fs.add(line, RuleReadsTests, "builds a path into the tests ("+quote(v)+") in code that reads files", v)
 		case strings.Contains(v, "$$jest") || strings.Contains(v, "jest.asymmetricMatcher") || strings.HasPrefix(v, "__vitest") || strings.HasPrefix(v, "__jest") || v == "jest-circus" || strings.HasPrefix(v, "vitest-"):
 			a.fs.add(line, RuleLoaded, "names the test runner's internals ("+v+")", v)
 		case procLit.MatchString(v):
@@ -565,6 +593,22 @@ func (a *js) literals() {
 		}
 		i = end - 1
 	}
+}
+
+// sub analyzes code held in a string (eval, new Function) as if written
+// where the string is.
+func (a *js) sub(code string, line int) {
+	toks := jsTokens(code)
+	for i := range toks {
+		toks[i].line = line
+	}
+	b := &js{t: toks, alias: map[string]string{}, declared: a.declared, entry: a.entry, fs: a.fs, namesRunner: a.namesRunner}
+	for k, v := range a.alias {
+		b.alias[k] = v
+	}
+	b.bind()
+	b.walk()
+	b.literals()
 }
 
 var jsEqualNames = map[string]bool{"equals": true, "isEqual": true, "equal": true, "asymmetricMatch": true}
@@ -694,4 +738,35 @@ func jsExports(t []tok) bool {
 		}
 	}
 	return false
+}
+
+// jsBuiltins are the constructors whose prototypes every comparison and
+// matcher goes through (toContain calls includes, toEqual walks Map and
+// Set).
+var jsBuiltins = map[string]bool{"Array": true, "String": true, "Number": true, "Boolean": true, "Map": true, "Set": true,
+	"Promise": true, "Function": true, "Date": true, "RegExp": true, "Symbol": true, "JSON": true, "Math": true, "Reflect": true}
+
+// builtinProto: an assignment into a builtin's prototype (or JSON, Math,
+// Reflect) that is not a polyfill (`if (!Array.prototype.at)` before it,
+// or `X.prototype.m = X.prototype.m || ...`).
+func (a *js) builtinProto(p string, i int) bool {
+	root, rest, _ := strings.Cut(p, ".")
+	if !jsBuiltins[root] || a.declared[root] || rest == "" {
+		return false
+	}
+	if !strings.HasPrefix(rest, "prototype.") && root != "JSON" && root != "Math" && root != "Reflect" {
+		return false
+	}
+	line := a.t[i].line
+	for j := i - 1; j >= 0 && a.t[j].line >= line-2; j-- {
+		if a.op(j, "!") && a.name(j+1) == root {
+			return false // a polyfill's guard
+		}
+	}
+	for j := i + 1; j < len(a.t) && a.t[j].k != tNL; j++ {
+		if a.op(j, "||") || a.op(j, "??") || a.op(j, "||=") || a.op(j, "??=") {
+			return false
+		}
+	}
+	return true
 }

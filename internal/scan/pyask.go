@@ -509,6 +509,10 @@ func (a *py) judge(i int, steps []step) {
 			} else if k, ok := a.member(i); ok && runnerPyModule(k) {
 				a.fs.add(line, RuleLoaded, "asks whether the test runner is loaded ("+k+")", k)
 			}
+		case p == "gc.get_objects" || p == "gc.get_referrers" || p == "gc.get_referents":
+			a.fs.add(line, RuleLoaded, "walks the interpreter's live objects ("+p+")", p)
+		case p == "unittest.mock.ANY" || p == "mock.ANY":
+			a.fs.add(line, RuleEquality, "uses "+p+", which equals anything", p)
 		case strings.HasPrefix(p, "builtins.") && mut:
 			a.fs.add(line, RulePatch, "patches the builtins ("+p+")", p)
 		case strings.HasPrefix(p, "builtins.update") || strings.HasPrefix(p, "builtins.__setitem__"):
@@ -589,9 +593,18 @@ func (a *py) literals() {
 		}
 		v, _, end := foldStr(t, i, a.alias)
 		line := t[i].line
+		call := enclosingCall(t, i)
 		switch {
+		case (call == "eval" || call == "exec" || call == "compile") && a.op(i-1, "("):
+			a.sub(v, line) // code in a string runs as code
 		case procLit.MatchString(v):
 			a.fs.add(line, RuleArgv, "reads what /proc tells of the process ("+v+")", v)
+		case pyFrameAttr[v]:
+			a.fs.add(line, RuleStack, "names the call stack's attribute "+quote(v), v)
+		case runnerNameLit(v) && compared(t, i, end):
+			a.fs.add(line, RuleLoaded, "compares what it found with the test runner's name "+quote(v), v)
+		case io && testDirLit(t, i, end, v):
+			a.fs.add(line, RuleReadsTests, "builds a path into the tests ("+quote(v)+") in code that reads files", v)
 		case io && testPathValue(v):
 			a.fs.add(line, RuleReadsTests, "names the runner's test or config file "+quote(v)+" in code that reads files", v)
 		case env && strictRunnerEnv(v):
@@ -601,6 +614,27 @@ func (a *py) literals() {
 		}
 		i = end - 1
 	}
+}
+
+// pyFrameAttr: names only the frame and hook machinery has, as strings
+// for getattr, operator.attrgetter or a lookup table.
+var pyFrameAttr = map[string]bool{"_getframe": true, "currentframe": true, "_current_frames": true, "f_back": true,
+	"getouterframes": true, "extract_stack": true, "_getframemodulename": true, "tb_frame": true}
+
+// sub analyzes code held in a string (eval, exec, compile) as if written
+// where the string is.
+func (a *py) sub(code string, line int) {
+	toks := pyTokens(code)
+	for i := range toks {
+		toks[i].line = line
+	}
+	b := &py{t: toks, alias: map[string]string{}, skip: map[int]bool{}, entry: a.entry, fs: a.fs, namesRunner: a.namesRunner}
+	for k, v := range a.alias {
+		b.alias[k] = v
+	}
+	b.bind()
+	b.walk()
+	b.literals()
 }
 
 // strictRunnerEnv: a runner's own variable, by its prefix.
