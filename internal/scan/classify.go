@@ -84,8 +84,17 @@ func testPathValue(s string) bool {
 	if len(s) > 200 || strings.ContainsAny(s, "\n") || strings.Count(s, " ") > 1 {
 		return false
 	}
+	// Every alternative of testPathLit holds one of these: most strings
+	// hold none, and the expression is the scan's costliest step.
+	l := strings.ToLower(s)
+	if !strings.Contains(l, "test") && !strings.Contains(l, "spec") && !strings.Contains(l, "jest") && !strings.Contains(l, "vite") && !strings.Contains(l, "tox.ini") && !strings.Contains(l, "coveragerc") {
+		return false
+	}
 	return testPathLit.MatchString(s)
 }
+
+// isProc is procLit with its cheap precondition first.
+func isProc(s string) bool { return strings.Contains(s, "/proc/") && procLit.MatchString(s) }
 
 // procLit matches what /proc tells of a process: its command line, its
 // environment, its executable, its parent.

@@ -222,7 +222,7 @@ func goAnalyze(fs *findings, p, src string) {
 				fs.add(line(x), RuleReadsTests, "builds a path into the tests ("+quote(v)+") in code that reads files", v)
 			case goTestFlag.MatchString(v):
 				fs.add(line(x), RuleArgv, "names a go test flag ("+v+")", v)
-			case procLit.MatchString(v):
+			case isProc(v):
 				fs.add(line(x), RuleArgv, "reads what /proc tells of the process ("+v+")", v)
 			case strings.HasSuffix(v, ".test") && len(v) <= 6 && goComparesArgs(stack):
 				fs.add(line(x), RuleArgv, "compares the program's name with a test binary's ("+v+")", v)

@@ -582,7 +582,7 @@ func (a *js) literals() {
 			a.fs.add(line, RuleReadsTests, "builds a path into the tests ("+quote(v)+") in code that reads files", v)
 		case strings.Contains(v, "$$jest") || strings.Contains(v, "jest.asymmetricMatcher") || strings.HasPrefix(v, "__vitest") || strings.HasPrefix(v, "__jest") || v == "jest-circus" || strings.HasPrefix(v, "vitest-"):
 			a.fs.add(line, RuleLoaded, "names the test runner's internals ("+v+")", v)
-		case procLit.MatchString(v):
+		case isProc(v):
 			a.fs.add(line, RuleArgv, "reads what /proc tells of the process ("+v+")", v)
 		case loaded && testPathValue(v) && (strings.HasPrefix(v, ".") || strings.HasPrefix(v, "/")):
 			a.fs.add(line, RuleReadsTests, "loads a test file ("+v+")", v)

@@ -12,7 +12,7 @@ var jsOps = []string{">>>=", "===", "!==", "**=", "...", ">>>", "<<=", ">>=", "&
 // expected. A line end outside parentheses and brackets, and a ";", end a
 // statement (tNL).
 func jsTokens(src string) []tok {
-	var out []tok
+	out := make([]tok, 0, len(src)/5)
 	line := 1
 	depth := 0
 	n := len(src)
@@ -168,11 +168,13 @@ func jsTokens(src string) []tok {
 			out = append(out, tok{k: tStr, s: strings.ReplaceAll(b.String(), `\.`, "."), line: line})
 			i = j
 		default:
-			op := string(c)
-			for _, o := range jsOps {
-				if strings.HasPrefix(src[i:], o) {
-					op = o
-					break
+			op := src[i : i+1]
+			if i+1 < n && strings.IndexByte("=&|?.>*<+-", src[i+1]) >= 0 {
+				for _, o := range jsOps {
+					if strings.HasPrefix(src[i:], o) {
+						op = o
+						break
+					}
 				}
 			}
 			switch op {

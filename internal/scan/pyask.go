@@ -597,7 +597,7 @@ func (a *py) literals() {
 		switch {
 		case (call == "eval" || call == "exec" || call == "compile") && a.op(i-1, "("):
 			a.sub(v, line) // code in a string runs as code
-		case procLit.MatchString(v):
+		case isProc(v):
 			a.fs.add(line, RuleArgv, "reads what /proc tells of the process ("+v+")", v)
 		case pyFrameAttr[v]:
 			a.fs.add(line, RuleStack, "names the call stack's attribute "+quote(v), v)

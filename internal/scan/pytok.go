@@ -34,7 +34,7 @@ func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 // they run: f"{sys._getframe(1).f_code.co_filename}" asks as much as the
 // call outside a string.
 func pyTokens(src string) []tok {
-	var out []tok
+	out := make([]tok, 0, len(src)/5)
 	line := 1
 	depth := 0
 	i := 0
@@ -100,7 +100,7 @@ func pyTokens(src string) []tok {
 			out = append(out, tok{k: tNum, s: src[i:j], line: line})
 			i = j
 		default:
-			op := string(c)
+			op := src[i : i+1]
 			for _, two := range []string{"**", "==", "!=", "<=", ">=", "->", ":=", "+=", "-=", "|=", "&=", "//", "<<", ">>"} {
 				if strings.HasPrefix(src[i:], two) {
 					op = two
