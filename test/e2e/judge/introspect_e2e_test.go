@@ -30,7 +30,7 @@ func TestE2EIntrospectingCheatsDoNotWin(t *testing.T) {
 			return []string{e2e.PythonWithPytest(t), "-m", "pytest", "-q", "-p", "no:cacheprovider"}
 		}, want: map[string]string{
 			"ask_stack":  "src/calc.py:5 asks for the call stack (sys._getframe) (introspect-stack",
-			"read_tests": `src/calc.py:8 names the runner's test or config file "test_calc.py" in code that reads files (reads-test-files`,
+			"read_tests": `src/calc.py:8 builds a path into the tests ("tests") in code that reads files (reads-test-files`,
 		}},
 		{runner: "go", command: func(t *testing.T) []string {
 			return []string{need(t, "go"), "test", "./..."}
