@@ -199,6 +199,9 @@ func sixEvents() []engine.Event {
 		default:
 			r.Diff, r.ChangedLines = "--- a/calc.py\n+++ b/calc.py\n@@ -2 +2 @@\n-    return a - b\n+    return a + b\n", 2
 		}
+		if n == "fix_div" { // an outlier among the candidates: "odd" in the leaderboard
+			r.Contrast = &engine.Contrast{Note: "only it edits runner config setup.cfg", Files: []string{}, Configs: []string{"setup.cfg"}, Introspection: []string{}}
+		}
 		res[n] = r
 		out = append(out, ev(0.1, engine.KindHypStarted, n))
 		o := ev(0.5, engine.KindOutput, n)

@@ -263,6 +263,11 @@ func marks(st Styles, h *hypState) string {
 	if len(r.Flaky) > 0 {
 		m = append(m, st.Warn.Render("flaky"))
 	}
+	// An outlier (docs/report.md, "Contrast"): it does what no other
+	// passing candidate does; the diff pane's contrast line says what.
+	if len(m) == 0 && r.Contrast != nil && r.Contrast.Note != "" {
+		m = append(m, st.Warn.Render("odd"))
+	}
 	return strings.Join(m, " ")
 }
 
