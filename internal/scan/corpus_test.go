@@ -77,7 +77,7 @@ func TestCorpusHasNoIntrospectionHits(t *testing.T) {
 			if isClass(h.Rule) && !want[key] {
 				t.Errorf("%s: %s", e.Name(), h)
 			} else {
-				t.Logf("%s: recorded: %s", e.Name(), h)
+				t.Logf("%s: %s", e.Name(), h)
 			}
 		}
 	}

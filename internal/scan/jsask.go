@@ -19,6 +19,8 @@ type js struct {
 	// namesRunner: as for Python, listing the environment is asking
 	// only in a file that holds a runner's name.
 	namesRunner bool
+	// bound: aliases made by a declaration, judged where it is made.
+	bound map[string]bool
 }
 
 var jsDeclKw = map[string]bool{"const": true, "let": true, "var": true}
@@ -29,7 +31,7 @@ var jsIO = map[string]bool{"readFileSync": true, "readFile": true, "readdirSync"
 	"statSync": true, "readJson": true, "readJSON": true, "readJsonSync": true, "tinyglobby": true, "sync": true, "walk": true}
 
 func jsAnalyze(fs *findings, p, src string, lines []string) {
-	a := &js{t: jsTokens(src), alias: map[string]string{}, declared: map[string]bool{}, entry: entryPoint(p, lines), fs: fs}
+	a := &js{t: jsTokens(src), alias: map[string]string{}, declared: map[string]bool{}, entry: entryPoint(p, lines), fs: fs, bound: map[string]bool{}}
 	a.namesRunner = holdsRunnerName(a.t, nil)
 	if !a.entry && !jsExports(a.t) {
 		a.entry = true // a script: nothing imports it for what it exports
@@ -209,6 +211,9 @@ func (a *js) declaration(i int) {
 	known = known || jsKnownRoots[first] || first == "new"
 	if p, _, _ := a.chain(j+1, false); known && p != "" && p != n && (!strings.Contains(p, "()") || p == "Error()") {
 		a.alias[n] = p
+		if p != "Error()" { // a fresh error is asked only when its stack is read
+			a.bound[n] = true
+		}
 	}
 }
 
@@ -220,6 +225,11 @@ func (a *js) imported(line int, mod string) {
 		a.fs.add(line, RuleReadsTests, "loads a test file ("+mod+")", mod)
 	}
 }
+
+// jsErrorCtors: the builtin errors, whose fresh instance's stack is the
+// caller's (a project's own Error subclass may set its stack any way).
+var jsErrorCtors = map[string]bool{"Error": true, "TypeError": true, "RangeError": true, "SyntaxError": true,
+	"ReferenceError": true, "EvalError": true, "URIError": true, "AggregateError": true}
 
 // jsKnownRoots: the globals the classes follow through an alias.
 var jsKnownRoots = map[string]bool{"process": true, "globalThis": true, "global": true, "window": true, "self": true,
@@ -246,7 +256,7 @@ func (a *js) chain(i int, emit bool) (string, []step, int) {
 	j := i + 1
 	var p string
 	switch {
-	case n == "new" && a.name(i+1) != "" && strings.HasSuffix(a.resolve(a.name(i+1)), "Error"):
+	case n == "new" && jsErrorCtors[a.resolve(a.name(i+1))]:
 		j = i + 2
 		if a.op(j, "(") {
 			j = closeAt(t, j)
@@ -293,7 +303,7 @@ func (a *js) chain(i int, emit bool) (string, []step, int) {
 			if emit {
 				a.call(p, j, line)
 			}
-			if p == "Error" || strings.HasSuffix(p, "Error") && !strings.Contains(p, ".") {
+			if jsErrorCtors[p] {
 				p = "Error()"
 			} else {
 				p += "()"
@@ -434,7 +444,10 @@ func (a *js) call(p string, j, line int) {
 			}
 		}
 	case "Error.captureStackTrace":
-		if !this {
+		// On anything but the error being built, unless the file only
+		// decorates errors' stacks with it (axios appends the request's
+		// stack to a failed response's error: err.stack += stack).
+		if !this && !a.decoratesStacks() {
 			a.fs.add(line, RuleStack, "asks for the call stack (Error.captureStackTrace)", "Error.captureStackTrace")
 		}
 	case "require.resolve", "import.meta.resolve", "module.createRequire().resolve":
@@ -470,10 +483,15 @@ func (a *js) judge(i int, steps []step) {
 	// Rebinding a bare name is not changing what it named.
 	mut := (a.assigned(last.end) || a.name(i-1) == "delete") && len(steps) > 1
 	for si, s := range steps {
+		if si == 0 && a.bound[t[i].s] && s.path != "os.environ" && s.path != "sys.modules" && s.path != "process.env" {
+			continue // membership in an alias is asked where it is used
+		}
 		p := s.path
 		isLast := si == len(steps)-1
 		root, _, _ := strings.Cut(p, ".")
 		switch {
+		case p == "Error().stack" && a.setsStack(i):
+			// this.stack = new Error().stack: an error taking its own stack.
 		case p == "Error().stack" || p == "Error.prepareStackTrace" || p == "arguments.callee" || strings.HasSuffix(p, "callee.caller") || p == "Function.caller":
 			a.fs.add(line, RuleStack, "asks for the call stack ("+p+")", p)
 		case p == "process.argv":
@@ -602,7 +620,7 @@ func (a *js) sub(code string, line int) {
 	for i := range toks {
 		toks[i].line = line
 	}
-	b := &js{t: toks, alias: map[string]string{}, declared: a.declared, entry: a.entry, fs: a.fs, namesRunner: a.namesRunner}
+	b := &js{t: toks, alias: map[string]string{}, declared: a.declared, entry: a.entry, fs: a.fs, namesRunner: a.namesRunner, bound: a.bound}
 	for k, v := range a.alias {
 		b.alias[k] = v
 	}
@@ -769,4 +787,24 @@ func (a *js) builtinProto(p string, i int) bool {
 		}
 	}
 	return true
+}
+
+// setsStack: the statement holding the token at i assigns to a .stack.
+func (a *js) setsStack(i int) bool {
+	for j := i - 1; j >= 1 && a.t[j].k != tNL; j-- {
+		if a.name(j-1) == "stack" && a.op(j-2, ".") && (a.op(j, "=") || a.op(j, "+=")) {
+			return true
+		}
+	}
+	return false
+}
+
+// decoratesStacks: the file appends to or sets some error's .stack.
+func (a *js) decoratesStacks() bool {
+	for j := 2; j < len(a.t); j++ {
+		if (a.op(j, "=") || a.op(j, "+=")) && a.name(j-1) == "stack" && a.op(j-2, ".") {
+			return true
+		}
+	}
+	return false
 }

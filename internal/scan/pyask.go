@@ -22,6 +22,9 @@ type py struct {
 	// environment or the loaded modules is asking only then (requests'
 	// packages.py lists sys.modules to alias its vendored packages).
 	namesRunner bool
+	// bound: aliases made by an assignment, which is judged where it is
+	// made; their uses are judged only for what they go on to ask.
+	bound map[string]bool
 }
 
 // pyFrames are what hands out the call stack's frames (the inspect and
@@ -61,7 +64,7 @@ var pyRunnerName = regexp.MustCompile(`^(unittest\.(case|result|runner|main|load
 var pyUserArgs = regexp.MustCompile(`^\[[1-9]\d*(:[^\]]*)?\]$`)
 
 func pyAnalyze(fs *findings, p, src string, lines []string) {
-	a := &py{t: pyTokens(src), alias: map[string]string{}, skip: map[int]bool{}, entry: pyEntryLines(p, lines), fs: fs}
+	a := &py{t: pyTokens(src), alias: map[string]string{}, skip: map[int]bool{}, entry: pyEntryLines(p, lines), fs: fs, bound: map[string]bool{}}
 	a.namesRunner = holdsRunnerName(a.t, a.alias)
 	a.bind()
 	a.walk()
@@ -235,6 +238,7 @@ func (a *py) stmt(s, e int) {
 		}
 		if p, _, end := a.chain(s+2, false); known && end == e && p != "" && p != t[s].s && !strings.Contains(p, "()") {
 			a.alias[t[s].s] = p
+			a.bound[t[s].s] = true
 		}
 	}
 }
@@ -450,6 +454,9 @@ func (a *py) judge(i int, steps []step) {
 	assign := next < len(t) && t[next].k == tOp && (t[next].s == "=" || len(t[next].s) == 2 && t[next].s[1] == '=' && t[next].s != "==" && t[next].s != "!=" && t[next].s != "<=" && t[next].s != ">=")
 	del := a.name(i-1) == "del"
 	for si, s := range steps {
+		if si == 0 && a.bound[t[i].s] && s.path != "os.environ" && s.path != "sys.modules" && s.path != "process.env" {
+			continue // membership in an alias is asked where it is used
+		}
 		p := s.path
 		lastPart := p
 		if d := strings.LastIndex(p, "."); d >= 0 {
@@ -458,7 +465,7 @@ func (a *py) judge(i int, steps []step) {
 		// Rebinding a bare name is not changing what it named.
 		mut := (assign || del) && si == len(steps)-1 && si > 0
 		switch {
-		case pyFrames[p] || lastPart == "f_back" || p == "sys.*" || p == "inspect.*" || p == "traceback.*":
+		case pyFrames[p] || lastPart == "f_back" && si > 0 || p == "sys.*" || p == "inspect.*" || p == "traceback.*":
 			a.fs.add(line, RuleStack, "asks for the call stack ("+p+")", p)
 		case pyHooks[p] || pyHooks[strings.TrimSuffix(strings.TrimSuffix(p, "()"), ".insert")] || pyHooks[strings.TrimSuffix(p, ".append")]:
 			base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(p, "()"), ".insert"), ".append")
@@ -628,7 +635,7 @@ func (a *py) sub(code string, line int) {
 	for i := range toks {
 		toks[i].line = line
 	}
-	b := &py{t: toks, alias: map[string]string{}, skip: map[int]bool{}, entry: a.entry, fs: a.fs, namesRunner: a.namesRunner}
+	b := &py{t: toks, alias: map[string]string{}, skip: map[int]bool{}, entry: a.entry, fs: a.fs, namesRunner: a.namesRunner, bound: map[string]bool{}}
 	for k, v := range a.alias {
 		b.alias[k] = v
 	}
