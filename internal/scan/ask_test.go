@@ -143,6 +143,8 @@ var askLegit = []struct{ class, runner, why, path, code string }{
 	{RuleStack, "unittest", "a traceback formatted from a caught exception", "src/m.py", "import traceback, sys\ndef log():\n    try:\n        run()\n    except Exception:\n        traceback.print_exc()\n        return traceback.format_exc()\n"},
 	{RuleStack, "go test", "FuncForPC names a function value (go-cmp)", "cmp/func.go", "package cmp\n\nimport (\n\t\"reflect\"\n\t\"runtime\"\n)\n\nfunc NameOf(v reflect.Value) string {\n\treturn runtime.FuncForPC(v.Pointer()).Name()\n}\n"},
 	{RuleStack, "vitest", "a custom error class captures its own stack", "src/err.ts", "export class HttpError extends Error {\n  constructor(msg: string) {\n    super(msg)\n    Error.captureStackTrace(this, HttpError)\n  }\n}\n"},
+	{RuleStack, "jest", "an error taking its own stack (axios' AxiosError)", "src/err.js", "function AxiosError(m) {\n  Error.call(this)\n  this.stack = (new Error()).stack\n}\nmodule.exports = AxiosError\n"},
+	{RuleStack, "vitest", "the request's stack appended to its error (axios' Axios.js)", "src/req.js", "export async function request(f) {\n  try { return await f() } catch (err) {\n    let dummy = {}\n    Error.captureStackTrace ? Error.captureStackTrace(dummy) : (dummy = new Error())\n    const stack = dummy.stack ? dummy.stack.replace(/^.+\\n/, '') : ''\n    err.stack += '\\n' + stack\n    throw err\n  }\n}\n"},
 	{RuleStack, "jest", "a caught error's stack logged", "src/log.js", "function run(f) {\n  try { return f() } catch (err) { console.error(err.stack); throw err }\n}\nmodule.exports = run\n"},
 
 	{RuleArgv, "pytest", "argv in the __main__ block", "src/m.py", "import sys\ndef main(argv):\n    return 0\nif __name__ == '__main__':\n    sys.exit(main(sys.argv))\n"},
