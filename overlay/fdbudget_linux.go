@@ -33,11 +33,21 @@ const (
 )
 
 // connIdle closes a connection idle both ways this long; keepAliveIdle a
-// client's keep-alive connection between two requests (variables: tests).
-var (
-	connIdle      = 2 * time.Minute
-	keepAliveIdle = time.Minute
-)
+// client's keep-alive connection between two requests. Tests shorten them
+// (idleScale, an atomic: handlers a test started may still be reading
+// them when it restores the default).
+func connIdle() time.Duration      { return scaled(2 * time.Minute) }
+func keepAliveIdle() time.Duration { return scaled(time.Minute) }
+
+// idleScale, when set, replaces both limits (in ns); 0: the defaults.
+var idleScale atomic.Int64
+
+func scaled(d time.Duration) time.Duration {
+	if v := idleScale.Load(); v != 0 {
+		return time.Duration(v)
+	}
+	return d
+}
 
 // fdBudget is the descriptors all hypotheses' forwarding may hold.
 type fdBudget struct {
@@ -157,7 +167,7 @@ func (j *jobFDs) accept(ln net.Listener) (*budgetConn, error) {
 func idleCopy(dst, src net.Conn, c *budgetConn) error {
 	buf := make([]byte, 32<<10)
 	for {
-		_ = src.SetReadDeadline(time.Now().Add(connIdle))
+		_ = src.SetReadDeadline(time.Now().Add(connIdle()))
 		n, err := src.Read(buf)
 		if n > 0 {
 			c.touch()
@@ -167,7 +177,7 @@ func idleCopy(dst, src net.Conn, c *budgetConn) error {
 		}
 		if err != nil {
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				if c.idleFor() < connIdle {
+				if c.idleFor() < connIdle() {
 					continue // the other way is busy
 				}
 				dst.Close()

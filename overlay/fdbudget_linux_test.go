@@ -62,9 +62,8 @@ func TestFDBudgetAHoarderWaitsForItself(t *testing.T) {
 // kernel's accept queue (shadow holds no descriptor for them), and one
 // idle both ways for connIdle is closed, which lets a queued one in.
 func TestProxyConnectionsBeyondTheShareWaitAndIdleOnesClose(t *testing.T) {
-	old, oldKA := connIdle, keepAliveIdle
-	connIdle, keepAliveIdle = 300*time.Millisecond, 300*time.Millisecond
-	defer func() { connIdle, keepAliveIdle = old, oldKA }()
+	idleScale.Store(int64(300 * time.Millisecond))
+	defer idleScale.Store(0)
 
 	b := newFDBudgetOf(0, 1) // the floor: fdJobMin, 8 connections
 	j := b.job()

@@ -110,7 +110,7 @@ func (p *outboundProxy) handle(c *budgetConn, track func(io.Closer) bool) {
 	defer c.Close()
 	br := bufio.NewReader(c)
 	for {
-		_ = c.SetReadDeadline(time.Now().Add(keepAliveIdle))
+		_ = c.SetReadDeadline(time.Now().Add(keepAliveIdle()))
 		req, err := http.ReadRequest(br)
 		if err != nil {
 			return
