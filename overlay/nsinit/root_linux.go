@@ -17,8 +17,10 @@ import (
 // filesystem (/dev/loop0 is root:disk 0660), /proc/sys/kernel/core_pattern
 // or sysfs. So, as runc and bubblewrap do for a container's root:
 //   - /dev is a fresh tmpfs holding only null, zero, full, random, urandom
-//     and tty (bind mounts of the host's nodes), a new devpts instance and
-//     a tmpfs /dev/shm;
+//     and tty (nodes of the host's device numbers, made with mknod(2) where
+//     the init may, as root; bind mounts of the host's nodes in a user
+//     namespace, which may not make device nodes: user_namespaces(7)), a
+//     new devpts instance and a tmpfs /dev/shm;
 //   - /sys and every mount below it, /proc/sys and runc's other read-only
 //     /proc paths are remounted read-only;
 //   - runc's masked paths are covered (directories by an empty read-only
@@ -78,7 +80,11 @@ func restrictRoot(freshProc bool) (string, error) {
 }
 
 // minimalDev replaces /dev with a tmpfs holding only harmless nodes. The
-// host's nodes are opened (O_PATH) before the tmpfs hides them and bound
+// host's nodes are opened (O_PATH) before the tmpfs hides them. As root
+// each is made again on the tmpfs with the host's device number, mode and
+// owner (mknod(2): a node of the tmpfs's own, one syscall where a bind
+// mount is a mount more to make and to tear down with the namespace);
+// where that is refused (a user namespace, a device cgroup), it is bound
 // from /proc/self/fd/N, which mount(2) follows like any path.
 func minimalDev() error {
 	fds := map[string]int{}
@@ -97,12 +103,16 @@ func minimalDev() error {
 	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
 		return err
 	}
+	root := os.Getuid() == 0
 	for _, n := range devNodes {
 		fd, ok := fds[n]
 		if !ok {
 			continue
 		}
 		p := "/dev/" + n
+		if root && makeNode(p, fd) {
+			continue
+		}
 		if err := os.WriteFile(p, nil, 0o666); err != nil {
 			return err
 		}
@@ -200,4 +210,23 @@ func UnescapeMountinfo(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// makeNode makes p a character device node like the one fd (O_PATH) is
+// open on: same device number, permissions and owner. It reports whether
+// it did; a half-made node is removed.
+func makeNode(p string, fd int) bool {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return false
+	}
+	if unix.Mknod(p, unix.S_IFCHR|(st.Mode&0o777), int(st.Rdev)) != nil {
+		return false
+	}
+	// mknod(2) applies the umask; chmod does not.
+	if unix.Chmod(p, st.Mode&0o777) != nil || unix.Lchown(p, int(st.Uid), int(st.Gid)) != nil {
+		_ = unix.Unlink(p)
+		return false
+	}
+	return true
 }
