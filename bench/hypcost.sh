@@ -11,7 +11,10 @@
 #      `go test ./...` fed (Go's build cache in it), with the layer and
 #      with --no-warm: the difference is what stacking costs;
 #   2. the fixed cost: `true` on a 1k-file checkout (the default seal,
-#      the caller's own $HOME and caches).
+#      the caller's own $HOME and caches); "dyn" is this tree built with
+#      cgo (a plain `go install` where a C compiler is found), whose init
+#      starts through the dynamic loader in every hypothesis.
+# Both builds as the Makefile makes them (CGO_ENABLED=0: static).
 # usage: bench/hypcost.sh [ROUNDS]   (default 5; SHORT=1: 1 round, no base build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,12 +25,13 @@ chmod 755 "$tmp"
 trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 . bench/lib.sh # now, elapsed, median, cpu
 vers="new"
-go build -o "$tmp/new-shadow" .
+CGO_ENABLED=0 go build -o "$tmp/new-shadow" .
 if [ "${SHORT:-0}" = 1 ]; then
   rounds=1
 else
   git worktree add -q --detach "$tmp/old" "$base"
-  (cd "$tmp/old" && go build -o "$tmp/old-shadow" .)
+  (cd "$tmp/old" && CGO_ENABLED=0 go build -o "$tmp/old-shadow" .)
+  CGO_ENABLED=1 go build -o "$tmp/dyn-shadow" .
   vers="old new"
 fi
 
@@ -86,14 +90,16 @@ for i in range(1000):
     open(os.path.join(d, "f%04d.txt" % i), "w").write("%d\n" % i)
 ' "$ws"
 (cd "$ws" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
+fvers=$vers
+[ -x "$tmp/dyn-shadow" ] && fvers="$vers dyn"
 for i in $(seq "$rounds"); do
-  for v in $vers; do
+  for v in $fvers; do
     pre=(env XDG_STATE_HOME="$tmp/state-$v")
     ms=$(marginal "$v" -C "$ws")
     echo "$ms" >> "$tmp/fixed-$v"
     printf '%s %6.2f ms\n' "$v" "$ms"
   done
 done
-for v in $vers; do
+for v in $fvers; do
   printf '%s median: %.2f ms of CPU per hypothesis (goal <= 8)\n' "$v" "$(median < "$tmp/fixed-$v")"
 done
