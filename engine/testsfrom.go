@@ -23,8 +23,44 @@ type TestsFrom = spec.TestsFrom
 
 // ResolveTestsFrom reads a --tests-from directory or patch against the
 // workspace (spec.ResolveTestsFrom).
+// A directory's runner caches (__pycache__, .pytest_cache, *.pyc: what
+// running the tests where they were written leaves) are not laid over.
 func ResolveTestsFrom(ctx context.Context, field, source, dir, workspace string, lim Limits) (*TestsFrom, error) {
-	return spec.ResolveTestsFrom(ctx, field, source, dir, workspace, lim)
+	tf, err := spec.ResolveTestsFrom(ctx, field, source, dir, workspace, lim)
+	if err != nil || tf.Kind != "dir" {
+		return tf, err
+	}
+	kept := tf.Files[:0]
+	for _, f := range tf.Files {
+		if !isNoise(f.Path) {
+			kept = append(kept, f)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, &SpecError{Field: field, Msg: tf.Source + ": the directory holds only runner caches (__pycache__, .pytest_cache...): no test file"}
+	}
+	tf.Files = kept
+	return tf, nil
+}
+
+// TestsFromCode names the files of tf that replace a file of the checkout
+// the judge would otherwise read as code (no test_paths glob, no runner
+// configuration): for this run they are the judge's, so a candidate's
+// change to one is its proposal, not part of the code it is judged by.
+// The caller says so; it is not refused, since a project's test file may
+// be one no glob names.
+func TestsFromCode(tf *TestsFrom, testPaths []string, ws string) []string {
+	if tf == nil {
+		return nil
+	}
+	jd := newJudge(testPaths, nil)
+	var out []string
+	for _, f := range tf.Files {
+		if st := readState(ws, f.Path); st.Exists && !jd.is(f.Path) {
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }
 
 // WithTestsFrom lays tf over every hypothesis as part of its common part

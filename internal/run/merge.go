@@ -82,7 +82,7 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 	// The spec's tests_from, laid as the shards' plan laid it (a
 	// --tests-from flag the shards were given is not in the spec: the
 	// digest below then differs, and says so).
-	if hyps, _, err = layTestsFrom(context.Background(), "", a.Cwd, a.Spec, a.SpecDir, ws, lim, hyps); err != nil {
+	if hyps, _, err = layTestsFrom(context.Background(), nil, "", a.Cwd, a.Spec, a.SpecDir, ws, lim, hyps); err != nil {
 		return nil, Usage("merge --apply: %v", err)
 	}
 	names := hypNames(hyps)

@@ -92,7 +92,7 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 			return nil, Usage("%v", err)
 		}
 	}
-	hyps, testsFrom, err := layTestsFrom(ctx, o.TestsFrom, o.Cwd, spec, specDir, ws, lim, hyps)
+	hyps, testsFrom, err := layTestsFrom(ctx, o.notices(), o.TestsFrom, o.Cwd, spec, specDir, ws, lim, hyps)
 	if err != nil {
 		return nil, err
 	}

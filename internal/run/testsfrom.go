@@ -2,6 +2,9 @@ package run
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
 )
@@ -11,8 +14,9 @@ import (
 // (the option, relative to cwd) over the spec's tests_from (relative to
 // specDir), and lays them over every hypothesis. None given: hyps as they
 // are and nil. A refusal is a usage error (exit 2, nothing written) that
-// names the option or field, the source and the file.
-func layTestsFrom(ctx context.Context, given, cwd string, spec *engine.Spec, specDir, ws string, lim engine.Limits, hyps []engine.Hypothesis) ([]engine.Hypothesis, *engine.TestsFrom, error) {
+// names the option or field, the source and the file. notices (nil: none)
+// hears of a file of theirs that replaces the checkout's code.
+func layTestsFrom(ctx context.Context, notices io.Writer, given, cwd string, spec *engine.Spec, specDir, ws string, lim engine.Limits, hyps []engine.Hypothesis) ([]engine.Hypothesis, *engine.TestsFrom, error) {
 	field, src, dir := "--tests-from", given, cwd
 	if src == "" {
 		if spec.TestsFrom == "" {
@@ -30,6 +34,9 @@ func layTestsFrom(ctx context.Context, given, cwd string, spec *engine.Spec, spe
 	out, err := engine.WithTestsFrom(hyps, tf)
 	if err != nil {
 		return nil, nil, Usage("%s: %s: %v", field, tf.Source, err)
+	}
+	if code := engine.TestsFromCode(tf, spec.TestPaths, ws); len(code) > 0 && notices != nil {
+		fmt.Fprintf(notices, "shadow: %s: %s replace(s) the checkout's %s, which no test_paths glob names: for this run they are the judge's, so a candidate's change there is its proposal, not its code\n", field, tf.Source, strings.Join(code, ", "))
 	}
 	return out, tf, nil
 }

@@ -169,6 +169,19 @@ func TestE2ETestsFromSpecField(t *testing.T) {
 	if code != 0 || rep.Winner == nil || *rep.Winner != "fix" || rep.TestsFrom == nil || rep.TestsFrom.Source != filepath.Join(e.Dir, "repro") {
 		t.Fatalf("spec tests_from: exit %d winner %v tests_from %+v\n%s\n%s", code, e2e.Deref(rep.Winner), rep.TestsFrom, judgeTable(rep), stderr)
 	}
+	// A file of theirs over the checkout's code is said, not refused (a
+	// project's test file may be one no glob names); their caches stay out.
+	codeDir := filepath.Join(e.Dir, "code")
+	writeOutside(t, filepath.Join(codeDir, "add_repro_test.go"), goRepro)
+	writeOutside(t, filepath.Join(codeDir, "calc.go"), e.Read("calc.go"))
+	writeOutside(t, filepath.Join(codeDir, "__pycache__", "x.pyc"), "\x00")
+	out, stderr, _ = e.Shadow(append([]string{"--headless", "--json", "-C", e.WS, "--tests-from", codeDir, spec, "--"}, rn.Command...)...)
+	if !strings.Contains(stderr, "shadow: --tests-from: "+codeDir+" replace(s) the checkout's calc.go") {
+		t.Errorf("no notice of calc.go replaced:\n%s", stderr)
+	}
+	if rep := e.Report(out); rep.TestsFrom == nil || !slices.Equal(rep.TestsFrom.Files, []string{"add_repro_test.go", "calc.go"}) {
+		t.Errorf("tests_from %+v: the cache must stay out", rep.TestsFrom)
+	}
 	empty := filepath.Join(e.Dir, "empty")
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
@@ -193,6 +206,7 @@ func TestE2ETestsFromRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeOutside(t, filepath.Join(d, "empty.diff"), "\n")
+	writeOutside(t, filepath.Join(d, "caches", "__pycache__", "test_x.cpython-311.pyc"), "\x00")
 	writeOutside(t, filepath.Join(d, "stale.diff"), strings.Replace(goReproPatch, `want 4", got)`, `want four", got)`, 1))
 	writeOutside(t, filepath.Join(d, "missing.diff"), "--- a/nope_test.go\n+++ b/nope_test.go\n@@ -1 +1 @@\n-a\n+b\n")
 	writeOutside(t, filepath.Join(d, "del.diff"), deletion("calc_test.go", e.Read("calc_test.go")))
@@ -210,6 +224,7 @@ func TestE2ETestsFromRefusals(t *testing.T) {
 		{"patch deletes", filepath.Join(d, "del.diff"), "deletes calc_test.go"},
 		{"file over a directory", filepath.Join(d, "overdir"), `sub: "sub" is a directory`},
 		{"device", "/dev/null", "/dev/null: neither a directory nor a regular file"},
+		{"only caches", filepath.Join(d, "caches"), "holds only runner caches"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, stderr, code := e.Shadow(append([]string{"--headless", "-C", e.WS, "--tests-from", c.source, spec, "--"}, rn.Command...)...)
