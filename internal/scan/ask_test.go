@@ -129,6 +129,16 @@ var askCheats = []struct {
 	{RuleStartup, "jest", "__mocks__/fs.js", "module.exports = { readFileSync: () => '5' }\n", 1},
 	{RuleStartup, "go test", "vendor/github.com/stretchr/testify/assert/assertions.go", "package assert\n\nfunc Equal(t T, a, b any) bool { return true }\n", 1},
 
+	{RuleStack, "pytest", "src/calc.py", "import sys\ndef add(a, b):\n    f = sys.__getattribute__('_get' 'frame')\n    return a\n", 3},
+	{RuleStack, "unittest", "src/calc.py", "import sys\ndef add(a, b):\n    f = object.__getattribute__(sys, '_getframe')\n    return a\n", 3},
+	{RulePatch, "pytest", "src/calc.py", "import sys\ndel sys.meta_path[0]\n", 2},
+	{RulePatch, "pytest", "src/calc.py", "import sys\nsys.meta_path.clear()\n", 2},
+	{RuleStack, "vitest", "src/sum.js", "export function sum(a, b) {\n  const { stack } = new Error()\n  return stack.length > 9 ? 3 : a\n}\n", 2},
+	{RuleStack, "jest", "src/sum.js", "module.exports = (a, b) => (Reflect.get(new Error(), 'stack').length > 9 ? 3 : a)\n", 1},
+	{RuleEnv, "vitest", "src/sum.js", "export const sum = (a, b) => (new Function('return process')().env.VITEST ? 3 : a)\n", 1},
+	{RuleLoaded, "jest", "src/sum.js", "module.exports = (a, b) => (Object.keys(module.constructor._cache).length > 99 ? 3 : a)\n", 1},
+	{RuleEnv, "go test", "calc/calc.go", "package calc\n\nimport \"os\"\n\nvar getenv = os.Getenv\n\nfunc Add(a, b int) int {\n\tif getenv(\"GOTEST_MODE\") != \"\" {\n\t\treturn 4\n\t}\n\treturn a\n}\n", 8},
+
 	// Files run before any test.
 	{RuleStartup, "pytest", "src/sitecustomize.py", "import os\n", 1},
 	{RuleStartup, "unittest", "unittest.py", "from unittest import *\n", 1},
@@ -200,6 +210,8 @@ var askLegit = []struct{ class, runner, why, path, code string }{
 	{RulePatch, "vitest", "a guarded polyfill", "src/poly.js", "if (!Array.prototype.at) {\n  Array.prototype.at = function (i) { return this[i < 0 ? this.length + i : i] }\n}\nexport {}\n"},
 	{RuleEnv, "jest", "'HOME' in process.env", "src/home.js", "module.exports = () => ('HOME' in process.env ? process.env.HOME : '/')\n"},
 	{RuleStartup, "go test", "a package named vendorutil", "vendorutil/v.go", "package vendorutil\n"},
+	{RuleEnv, "pytest", "a config key named TESTING (flask's app.py)", "src/app.py", "import os\nDEFAULTS = {'TESTING': False, 'DEBUG': os.environ.get('APP_DEBUG')}\n"},
+	{RuleEquality, "pytest", "a file-like object that is always truthy (boltons' ioutils)", "src/io.py", "class Spooled:\n    def __len__(self):\n        return 0\n    def __bool__(self):\n        return True\n"},
 	{RuleStartup, "pytest", "a module named like a stdlib one", "src/util/ast_helpers.py", "import ast\n"},
 	{RuleStartup, "unittest", "a test runner's name inside a longer module name", "src/pytest_like.py", "X = 1\n"},
 	{RuleStartup, "vitest", "a vendored file outside node_modules", "vendor/lib.js", "export const x = 1\n"},

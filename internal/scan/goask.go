@@ -88,6 +88,7 @@ func goAnalyze(fs *findings, p, src string) {
 	// Names bound once to a constant string (const k = "GO" + "TEST"),
 	// so that os.Getenv(k) is judged by k's value.
 	consts := map[string]string{}
+	envFuncs := map[string]string{} // names bound to os.Getenv and its kin
 	ast.Inspect(f, func(n ast.Node) bool {
 		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == len(vs.Values) {
 			for i, nm := range vs.Names {
@@ -96,12 +97,22 @@ func goAnalyze(fs *findings, p, src string) {
 				}
 			}
 		}
-		if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && len(as.Lhs) == len(as.Rhs) {
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
 			for i, l := range as.Lhs {
 				if id, ok := l.(*ast.Ident); ok {
-					if v, ok := goConst(as.Rhs[i], nil); ok {
+					if v, ok := goConst(as.Rhs[i], nil); ok && as.Tok == token.DEFINE {
 						consts[id.Name] = v
 					}
+					if q := qualified(as.Rhs[i]); goEnvFunc[q] {
+						envFuncs[id.Name] = q
+					}
+				}
+			}
+		}
+		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == len(vs.Values) {
+			for i, nm := range vs.Names {
+				if q := qualified(vs.Values[i]); goEnvFunc[q] {
+					envFuncs[nm.Name] = q
 				}
 			}
 		}
@@ -173,17 +184,7 @@ func goAnalyze(fs *findings, p, src string) {
 				}
 			case q == "os.Getenv" || q == "os.LookupEnv" || q == "syscall.Getenv" || q == "os.ExpandEnv":
 				if c, ok := parent.(*ast.CallExpr); ok && c.Fun == x && len(c.Args) > 0 {
-					if v, ok := goConst(c.Args[0], consts); ok {
-						names := []string{v}
-						if q == "os.ExpandEnv" {
-							names = goExpandNames(v)
-						}
-						for _, name := range names {
-							if runnerEnv(name) {
-								fs.add(line(x), RuleEnv, "reads the runner's environment variable "+name, name)
-							}
-						}
-					}
+					goEnvCall(fs, c, q, consts, line(x))
 				}
 			case q == "flag.Lookup" || q == "flag.Set":
 				if c, ok := parent.(*ast.CallExpr); ok && c.Fun == x && len(c.Args) > 0 {
@@ -233,6 +234,11 @@ func goAnalyze(fs *findings, p, src string) {
 			}
 		case *ast.FuncDecl:
 			goEquality(fs, x, line)
+		case *ast.CallExpr:
+			// getenv := os.Getenv; getenv("GOTEST_MODE").
+			if id, ok := x.Fun.(*ast.Ident); ok && envFuncs[id.Name] != "" && len(x.Args) > 0 {
+				goEnvCall(fs, x, envFuncs[id.Name], consts, line(x))
+			}
 		}
 		return true
 	})
@@ -405,5 +411,24 @@ func goEquality(fs *findings, fn *ast.FuncDecl, line func(ast.Node) int) {
 	}
 	if !uses {
 		fs.add(line(fn), RuleEquality, "defines "+fn.Name.Name+" whose answer does not depend on what it is compared with", fn.Name.Name)
+	}
+}
+
+var goEnvFunc = map[string]bool{"os.Getenv": true, "os.LookupEnv": true, "syscall.Getenv": true, "os.ExpandEnv": true}
+
+// goEnvCall judges the variable an environment read names.
+func goEnvCall(fs *findings, c *ast.CallExpr, q string, consts map[string]string, at int) {
+	v, ok := goConst(c.Args[0], consts)
+	if !ok {
+		return
+	}
+	names := []string{v}
+	if q == "os.ExpandEnv" {
+		names = goExpandNames(v)
+	}
+	for _, name := range names {
+		if runnerEnv(name) {
+			fs.add(at, RuleEnv, "reads the runner's environment variable "+name, name)
+		}
 	}
 }

@@ -174,6 +174,9 @@ func (a *js) declaration(i int) {
 			return
 		}
 		for _, n := range a.specifiers(i+1, e-1, src, ":") {
+			if src == "Error()" && n == "stack" {
+				a.fs.add(t[i].line, RuleStack, "asks for the call stack (const { stack } = new Error())", "Error().stack")
+			}
 			if src == "process.env" && runnerEnv(n) {
 				a.fs.add(t[i].line, RuleEnv, "reads the runner's environment variable "+n, n)
 			}
@@ -337,6 +340,12 @@ func normJS(p string) string {
 	if strings.HasPrefix(p, "process.process.") {
 		return p[len("process."):]
 	}
+	// module.constructor is node's Module: its _load, _cache, _extensions.
+	for _, m := range []string{"module.constructor.", "module.Module."} {
+		if strings.HasPrefix(p, m) {
+			return "module." + p[len(m):]
+		}
+	}
 	return p
 }
 
@@ -438,6 +447,11 @@ func (a *js) call(p string, j, line int) {
 		}
 	case "Reflect.get", "Reflect.has", "Reflect.getOwnPropertyDescriptor", "Object.getOwnPropertyDescriptor", "Object.hasOwn",
 		"Object.prototype.hasOwnProperty.call", "Object.prototype.propertyIsEnumerable.call":
+		if arg == "Error()" && a.op(end, ",") {
+			if k, ok, _ := foldStr(t, end+1, a.alias); ok && k == "stack" {
+				a.fs.add(line, RuleStack, "asks for the call stack ("+p+"(new Error(), \"stack\"))", "Error().stack")
+			}
+		}
 		if arg == "process.env" && a.op(end, ",") {
 			if k, ok, _ := foldStr(t, end+1, a.alias); ok && runnerEnv(k) {
 				a.fs.add(line, RuleEnv, "reads the runner's environment variable "+k, k)
@@ -512,11 +526,15 @@ func (a *js) judge(i int, steps []step) {
 				}
 				a.fs.add(line, RuleEnv, "reads the runner's environment variable "+name, name)
 			}
+		case si > 0 && !strings.HasPrefix(p, "process.env.") && strings.Contains(p, ".env.") && runnerEnv(p[strings.LastIndex(p, ".")+1:]) && !mut:
+			// Whatever reached the environment: new Function("return process")().env.VITEST.
+			name := p[strings.LastIndex(p, ".")+1:]
+			a.fs.add(line, RuleEnv, "reads the runner's environment variable "+name, name)
 		case p == "process.env" && isLast && a.name(i-1) == "in" && i >= 2 && t[i-2].k == tStr && runnerEnv(t[i-2].s):
 			a.fs.add(line, RuleEnv, "reads the runner's environment variable "+t[i-2].s, t[i-2].s)
 		case p == "process.env" && isLast && a.name(i-1) == "in" && a.forIn(i) && a.namesRunner:
 			a.fs.add(line, RuleEnv, "lists the environment (for ... in process.env)", "process.env")
-		case p == "require.cache" || p == "module.children" || p == "process.moduleLoadList" || strings.HasPrefix(p, "module._cache"):
+		case p == "require.cache" || p == "module.children" || p == "process.moduleLoadList" || strings.HasPrefix(p, "module._cache") || strings.HasPrefix(p, "module._pathCache"):
 			a.fs.add(line, RuleLoaded, "asks which modules are loaded ("+p+")", p)
 		case p == "require.extensions" || strings.HasPrefix(p, "module._load") || strings.HasPrefix(p, "module._resolveFilename") ||
 			strings.HasPrefix(p, "module._extensions") || strings.HasPrefix(p, "module.prototype.require") || p == "module.register" || p == "module.registerHooks" || p == "module.Module":

@@ -387,6 +387,16 @@ func (a *py) chain(i int, emit bool) (string, []step, int) {
 					k = "*"
 				}
 				p = base + "." + k
+			case (last == "__getattribute__" || last == "__getattr__") && ok && base != "":
+				p = normPy(base + "." + k)
+			case p == "object.__getattribute__" || p == "type.__getattribute__":
+				if inner, _, e2 := a.chain(j+1, false); inner != "" && a.op(e2, ",") {
+					if k2, ok2, _ := foldStr(t, e2+1, a.alias); ok2 {
+						p = normPy(inner + "." + k2)
+						break
+					}
+				}
+				p += "()"
 			case p == "os.getenv":
 				if !ok {
 					k = "*"
@@ -467,11 +477,12 @@ func (a *py) judge(i int, steps []step) {
 		switch {
 		case pyFrames[p] || lastPart == "f_back" && si > 0 || p == "sys.*" || p == "inspect.*" || p == "traceback.*":
 			a.fs.add(line, RuleStack, "asks for the call stack ("+p+")", p)
-		case pyHooks[p] || pyHooks[strings.TrimSuffix(strings.TrimSuffix(p, "()"), ".insert")] || pyHooks[strings.TrimSuffix(p, ".append")]:
-			base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(p, "()"), ".insert"), ".append")
-			if mut || strings.HasSuffix(p, ".insert") || strings.HasSuffix(p, ".append") || strings.HasSuffix(p, ".extend") ||
-				base == "sys.settrace" || base == "sys.setprofile" || base == "sys.addaudithook" || strings.HasPrefix(base, "threading.set") || strings.HasPrefix(base, "importlib.") || base == "sys.monitoring" {
-				a.fs.add(line, RulePatch, "hooks the interpreter ("+base+")", base)
+		case pyHooks[p]:
+			// The import system's lists and the tracing hooks: any use
+			// changes (or reads) what every import or call goes through.
+			// sys.exit and os._exit only when replaced.
+			if mut || p != "sys.exit" && p != "os._exit" {
+				a.fs.add(line, RulePatch, "hooks the interpreter ("+p+")", p)
 			}
 		case p == "sys.argv" || p == "sys.orig_argv":
 			if a.entry[line] {
@@ -485,6 +496,8 @@ func (a *py) judge(i int, steps []step) {
 			if !a.entry[line] {
 				a.fs.add(line, RuleArgv, "asks which program runs it ("+p+")", strings.TrimSuffix(p, "()"))
 			}
+		case !strings.HasPrefix(p, "os.environ.") && si > 0 && strings.Contains(p, ".environ.") && runnerEnv(lastPart) && !strings.Contains(lastPart, "("):
+			a.fs.add(line, RuleEnv, "reads the runner's environment variable "+lastPart, lastPart)
 		case strings.HasPrefix(p, "os.environ.") && !strings.Contains(p[len("os.environ."):], "."):
 			name := p[len("os.environ."):]
 			switch {
@@ -715,7 +728,9 @@ func (a *py) equality(lines []string) {
 	}
 }
 
-func isCmpDunder(n string) bool { return n == "__eq__" || n == "__ne__" || n == "__contains__" }
+func isCmpDunder(n string) bool {
+	return n == "__eq__" || n == "__ne__" || n == "__contains__"
+}
 
 func pyParams(t []tok, i int, end string) ([]string, int) {
 	var ps []string
