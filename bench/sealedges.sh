@@ -57,11 +57,14 @@ argv() {
     cmd=(su "$1" -s /bin/bash -c "cd '$tmp' && PATH='/usr/local/go/bin:/usr/bin:/bin' HOME='$(getent passwd "$1" | cut -d: -f6)' TMPDIR=/tmp $2"); fi
 }
 # summary FILE LABEL: FILE holds "old|new CPU WALL" lines.
+# The paired figure is the median of each round's new minus its old (the
+# two sides of a round ran back to back, under the same load).
 summary() {
-  local o n ow nw
+  local o n ow nw p
   o=$(awk '$1=="old"{print $2}' "$1" | median); n=$(awk '$1=="new"{print $2}' "$1" | median)
   ow=$(awk '$1=="old"{print $3}' "$1" | median); nw=$(awk '$1=="new"{print $3}' "$1" | median)
-  awk -v l="$2" -v o="$o" -v n="$n" -v ow="$ow" -v nw="$nw" 'BEGIN{printf "%s median: old %.2f, new %.2f cpu-ms per hypothesis: %+.2f ms (target +2); wall old %.1f, new %.1f ms\n", l, o, n, n-o, ow, nw}'
+  p=$(awk '$1=="old"{o=$2} $1=="new"{print $2-o}' "$1" | median)
+  awk -v l="$2" -v o="$o" -v n="$n" -v p="$p" -v ow="$ow" -v nw="$nw" 'BEGIN{printf "%s median: old %.2f, new %.2f cpu-ms per hypothesis: %+.2f ms, paired rounds %+.2f ms (target +2); wall old %.1f, new %.1f ms\n", l, o, n, n-o, p, ow, nw}'
 }
 
 overlay() { # overlay WHO LABEL

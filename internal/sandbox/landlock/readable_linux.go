@@ -47,24 +47,23 @@ func readRules(hidden []string) []ll.Rule {
 	var grant []string
 	var walk func(dir string)
 	walk = func(dir string) {
-		f, err := os.Open(dir)
-		if err != nil {
-			return
-		}
-		names, _ := f.Readdirnames(-1)
-		f.Close()
-		for _, n := range names {
-			p := filepath.Join(dir, n)
+		// The entries' types come with their names (getdents(2)'s
+		// d_type; os.ReadDir lstats only where a filesystem gives none):
+		// a walked directory such as /tmp may hold hundreds of entries,
+		// and this runs once per hypothesis.
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
 			switch hiddenClass(p, hs) {
 			case isHidden:
 				continue
 			case holdsHidden:
-				if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+				if e.IsDir() {
 					walk(p)
 				}
 				continue
 			}
-			if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if e.Type()&os.ModeSymlink != 0 {
 				// A link is granted where it leads: never to a hidden
 				// path or one that holds one (walked where it lies).
 				r, err := filepath.EvalSymlinks(p)
