@@ -1,10 +1,6 @@
 package nsinit
 
-import (
-	"strconv"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // Pathname unix sockets are decided when the command connects, not by a
 // list taken when it starts: a server the user starts later, or binds
@@ -41,12 +37,9 @@ func noteOwnMount(p string) {
 // ownSocket says whether the socket file (an O_PATH fd) the command's
 // socket sock would reach is the hypothesis's: it lies on one of its own
 // mounts, or (a stream or seqpacket socket elsewhere: the host's /tmp
-// with --tmp shared) its listener is a process of the hypothesis's PID
-// namespace. SO_PEERCRED gives the listener's pid as of listen(2), as
-// this namespace sees it: 0 for a process outside it (pid_vnr). That
-// check connects a socket of the init's own once, which the listener
-// sees as a client that closes at once; a datagram socket elsewhere has
-// no listener to ask and is refused.
+// with --tmp shared) its listener is held by a process of the
+// hypothesis's PID namespace (ownListener). A datagram socket elsewhere
+// has no listener to ask and is refused.
 func ownSocket(sock, file int) bool {
 	var stx unix.Statx_t
 	if unix.Statx(file, "", unix.AT_EMPTY_PATH, unix.STATX_MNT_ID, &stx) == nil && stx.Mask&unix.STATX_MNT_ID != 0 && ownMounts[stx.Mnt_id] {
@@ -56,14 +49,9 @@ func ownSocket(sock, file int) bool {
 	if err != nil || (typ != unix.SOCK_STREAM && typ != unix.SOCK_SEQPACKET) {
 		return false
 	}
-	p, err := unix.Socket(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
-	if err != nil {
+	var st unix.Stat_t
+	if unix.Fstat(file, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
 		return false
 	}
-	defer unix.Close(p)
-	if err := unix.Connect(p, &unix.SockaddrUnix{Name: "/proc/self/fd/" + strconv.Itoa(file)}); err != nil {
-		return false
-	}
-	cred, err := unix.GetsockoptUcred(p, unix.SOL_SOCKET, unix.SO_PEERCRED)
-	return err == nil && cred.Pid > 0
+	return ownListener(uint64(st.Ino), st.Dev)
 }
