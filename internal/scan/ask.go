@@ -31,11 +31,16 @@ const (
 	// RuleStartup is a file the interpreter or runner runs before any
 	// test (sitecustomize, a .pth file, a module named like the runner).
 	RuleStartup = "runs-before-tests"
+	// RuleUnreadable: the analysis could not get through the file.
+	RuleUnreadable = "unscannable"
 )
 
 // Classes lists the introspection rules, each with its cheats and the
 // legitimate code it must leave alone in ask_test.go.
 var Classes = []string{RuleStack, RuleArgv, RuleEnv, RuleLoaded, RuleReadsTests, RulePatch, RuleUsesRunner, RuleEquality, RuleStartup}
+
+// testPanic lets a test make the analysis fail.
+var testPanic func(src string)
 
 // finding is one thing the code asks.
 type finding struct {
@@ -77,7 +82,18 @@ func itoa(n int) string {
 }
 
 // analyze returns what a file's code asks, whatever its lines' authors.
-func analyze(lang Lang, p string, src string, lines []string) []finding {
+// A file the analysis cannot get through (a bug FuzzScan has not found) is
+// itself a finding on its first line: a candidate must not escape the scan
+// by writing what crashes it, and the judge's run must go on.
+func analyze(lang Lang, p string, src string, lines []string) (out []finding) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = []finding{{line: 1, rule: RuleUnreadable, why: "could not be scanned for introspection", key: "unreadable"}}
+		}
+	}()
+	if testPanic != nil {
+		testPanic(src)
+	}
 	var fs findings
 	if why := shadowsRunner(p); why != "" {
 		fs.add(1, RuleStartup, why, path.Base(p))

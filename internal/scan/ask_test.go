@@ -303,3 +303,21 @@ func TestHitSaysWhatItAsked(t *testing.T) {
 		t.Errorf("%v", h)
 	}
 }
+
+// A file the analysis cannot get through is named, not skipped: writing
+// what crashes the scan is no way past it, and the run goes on.
+func TestAnUnscannableFileIsNamed(t *testing.T) {
+	testPanic = func(src string) {
+		if strings.Contains(src, "boom") {
+			panic("boom")
+		}
+	}
+	defer func() { testPanic = nil }()
+	h := Scan(File{Path: "src/m.py", Content: []byte("x = 1\ny = 'boom'\n"), Added: map[int]bool{2: true}, Orig: []byte("x = 1\n")})
+	if len(h) != 1 || h[0].Rule != RuleUnreadable || h[0].Line != 1 {
+		t.Errorf("%v", h)
+	}
+	if h := Scan(File{Path: "src/m.py", Content: []byte("x = 1\n")}); len(h) != 0 {
+		t.Errorf("%v", h)
+	}
+}

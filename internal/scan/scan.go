@@ -149,7 +149,7 @@ func askHits(f File, lang Lang, lines []string, table []Hit) []Hit {
 		named[h.Line] = true
 	}
 	for _, fd := range analyze(lang, f.Path, src, lines) {
-		if !f.added(fd.line) || named[fd.line] || fd.line < 1 || fd.line > len(lines) {
+		if (!f.added(fd.line) && fd.rule != RuleUnreadable) || named[fd.line] || fd.line < 1 || fd.line > len(lines) {
 			continue
 		}
 		if f.Orig != nil && had == nil {
