@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,8 +35,20 @@ func tmpCap(jobs int, memory int64) int64 {
 }
 
 // machineMemory is the memory shadow may use: physical RAM, or less where
-// a cgroup above shadow limits it.
+// a cgroup above shadow limits it. Read once per process: every
+// hypothesis asks (tmpCap), and the answer is six reads of /proc and
+// cgroupfs that a run does not change.
 func machineMemory() int64 {
+	memOnce.Do(func() { memFound = readMachineMemory() })
+	return memFound
+}
+
+var (
+	memOnce  sync.Once
+	memFound int64
+)
+
+func readMachineMemory() int64 {
 	var si unix.Sysinfo_t
 	ram := int64(8 << 30)
 	if unix.Sysinfo(&si) == nil && si.Totalram > 0 {
