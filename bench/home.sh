@@ -23,7 +23,7 @@ pairs=${1:-3}
 cold=${2:-1}
 tmp=$(mktemp -d /tmp/shadow-bench-home.XXXXXX)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-go build -o "$tmp/shadow" .
+CGO_ENABLED=0 go build -o "$tmp/shadow" . # static, as the Makefile builds it (bench/overhead.sh says why)
 shadow="$tmp/shadow"
 . bench/lib.sh # now, elapsed, median
 

@@ -26,7 +26,7 @@ rounds=${1:-9}
 tmp=$(mktemp -d /tmp/shadow-bench-profile.XXXXXX)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
-go build -o "$tmp/shadow" .
+CGO_ENABLED=0 go build -o "$tmp/shadow" . # static, as the Makefile builds it (bench/overhead.sh says why)
 shadow="$tmp/shadow"
 echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json"
 
