@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"sync"
+)
+
+// schedule starts every hypothesis's job, at most rs.jobs at once and
+// rs.cfg.First alone first when set, and returns when every job (and
+// every extra job of the cross phase) has ended. A hypothesis not started
+// (the run cancelled, or every remote node lost) is reported finished as
+// it stands.
+func (rs *runState) schedule(ctx context.Context) {
+	cfg, em, results, now, cp := rs.cfg, rs.em, rs.results, rs.now, rs.cp
+	prov := newProvisional(results, cfg.Hyps) // provisional.go: live fixed/broken
+
+	sem := make(chan struct{}, rs.jobs)
+	var wg sync.WaitGroup
+	order, first := runOrder(cfg.Hyps, cfg.First)
+	for _, i := range order {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			results[i].Status = StatusCancelled
+			rc := results[i].snapshot()
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
+			continue
+		}
+		if err := exhausted(cfg.Sandbox); err != nil {
+			<-sem
+			markNotRun(results[i].Result, err)
+			rc := results[i].snapshot()
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
+			continue
+		}
+		wg.Add(1)
+		ended := make(chan struct{})
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			runOne(ctx, cfg, em, rs.jd, cfg.jobHyps[cfg.Hyps[i].Name], results[i], now)
+			rc := results[i].snapshot()
+			prov.finished(results[i], rc)
+			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
+			close(ended)
+			if cp != nil {
+				cp.afterJudged(ctx, results[i], sem, now)
+			}
+		}(i)
+		if i == first && waitFirst(cfg.FirstWait, ended) && cfg.AfterFirst != nil {
+			cfg.AfterFirst(results[i].snapshot())
+		}
+	}
+	if cp != nil {
+		cp.startBaseline(ctx, sem, now)
+	}
+	wg.Wait()
+	if cp != nil {
+		cp.wait()
+	}
+}
+
+// waitFirst waits for the first hypothesis's job to end, or as long as
+// wait (when set) says; true when it ended.
+func waitFirst(wait func(<-chan struct{}) bool, ended <-chan struct{}) bool {
+	if wait == nil {
+		<-ended
+		return true
+	}
+	return wait(ended)
+}
+
+// runOrder is the order hypotheses start in: the spec's, with first (when
+// it names one) moved to the front; the index of first, or -1.
+func runOrder(hyps []Hypothesis, first string) ([]int, int) {
+	at := -1
+	for i, h := range hyps {
+		if first != "" && h.Name == first {
+			at = i
+		}
+	}
+	order := make([]int, 0, len(hyps))
+	if at >= 0 {
+		order = append(order, at)
+	}
+	for i := range hyps {
+		if i != at {
+			order = append(order, i)
+		}
+	}
+	return order, at
+}
