@@ -79,13 +79,16 @@ type node struct {
 	slots, busy int
 	dead        bool
 	err         error // why it is dead
-	local       engine.Sandbox
-	bin         string // the shadow binary there
-	mode        string // its sandbox
-	master      *master
-	hold        *exec.Cmd // the node side: mirror lock and job server
-	holdIn      io.WriteCloser
-	holdDone    chan struct{}
+	// ready: prepareNode has returned; until then it reports what ends
+	// the session itself (a node's refusal arrives just before its EOF).
+	ready    bool
+	local    engine.Sandbox
+	bin      string // the shadow binary there
+	mode     string // its sandbox
+	master   *master
+	hold     *exec.Cmd // the node side: mirror lock and job server
+	holdIn   io.WriteCloser
+	holdDone chan struct{}
 
 	wmu     sync.Mutex // serialises writes to holdIn
 	pmu     sync.Mutex // guards what follows
@@ -359,9 +362,9 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 		_ = hold.Wait()
 		close(n.holdDone)
 		s.mu.Lock()
-		closing := s.closing
+		closing, ready := s.closing, n.ready
 		s.mu.Unlock()
-		if !closing {
+		if !closing && ready {
 			s.markDead(n, &NodeError{Node: n.name, Err: fmt.Errorf("lost the connection: %s", strings.TrimSpace(stderr.String()))})
 		}
 	}()
@@ -437,7 +440,13 @@ func (s *Sandbox) prepareNode(ctx context.Context, n *node) error {
 	}
 	s.mu.Lock()
 	s.syncs = append(s.syncs, sync)
+	n.ready = true
 	s.mu.Unlock()
+	select {
+	case <-n.holdDone: // ended before ready was set: the reader left it to us
+		return fmt.Errorf("lost the connection: %s", strings.TrimSpace(stderr.String()))
+	default:
+	}
 	go func() { // the heartbeat: the node ends every job when it stops
 		t := time.NewTicker(heartbeat)
 		defer t.Stop()
