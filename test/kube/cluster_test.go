@@ -37,6 +37,7 @@ type cluster struct {
 	kubeconfig string // system:masters (a client cert)
 	nobody     string // an authenticated user RBAC grants nothing
 	client     *kubernetes.Clientset
+	pki        *pki
 }
 
 // kubeBins are the control plane's binaries, or a skip with the reason.
@@ -74,8 +75,12 @@ func freePort(t *testing.T) int {
 func startCluster(t *testing.T) *cluster {
 	apiserverBin, controllerBin, etcdBin := kubeBins(t)
 	dir := t.TempDir()
-	c := &cluster{dir: dir}
 	pki := newPKI(t, dir)
+	c := &cluster{dir: dir, pki: pki}
+	// The client certificate the API server shows a kubelet (a virtual
+	// node's API: pods/log, pods/exec), and the CA it checks the kubelet's
+	// serving certificate against: the test's one CA signs both.
+	kubeletClientCert, kubeletClientKey := pki.issue(t, "apiserver-kubelet-client", apiserverKubeletUser, "system:masters", false)
 
 	etcdPort, peerPort, apiPort := freePort(t), freePort(t), freePort(t)
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
@@ -99,7 +104,10 @@ func startCluster(t *testing.T) *cluster {
 		"--disable-admission-plugins", "ServiceAccount",
 		"--allow-privileged=true",
 		// 127.0.0.1 is loopback: no kubernetes Service endpoints for it.
-		"--endpoint-reconciler-type=none")
+		"--endpoint-reconciler-type=none",
+		"--kubelet-certificate-authority", pki.caCert,
+		"--kubelet-client-certificate", kubeletClientCert, "--kubelet-client-key", kubeletClientKey,
+		"--kubelet-preferred-address-types=InternalIP")
 
 	server := fmt.Sprintf("https://127.0.0.1:%d", apiPort)
 	c.kubeconfig = pki.kubeconfig(t, "admin", server, "shadow-admin", "system:masters")
@@ -120,6 +128,21 @@ func startCluster(t *testing.T) *cluster {
 		"--use-service-account-credentials=false",
 		"--concurrent-job-syncs=4")
 	return c
+}
+
+// startScheduler starts kube-scheduler (from KUBE_BIN_DIR, or a skip
+// with the reason) for the virtual node's tests: pods are then placed by
+// the real scheduler's filters (node selector, taints, resources), not
+// bound by the test.
+func (c *cluster) startScheduler(t *testing.T) {
+	t.Helper()
+	bin := filepath.Join(os.Getenv("KUBE_BIN_DIR"), "kube-scheduler")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("KUBE_BIN_DIR has no kube-scheduler (.ci/kube-up builds it beside kube-apiserver): %v", err)
+	}
+	// --secure-port=0: no serving endpoint (nor its delegated
+	// authentication) for health checks nobody makes here.
+	daemon(t, c.dir, "kube-scheduler", bin, "--kubeconfig", c.kubeconfig, "--leader-elect=false", "--secure-port=0")
 }
 
 // daemon starts a server for the test's life, its output in DIR/NAME.log
