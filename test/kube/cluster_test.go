@@ -71,8 +71,10 @@ func freePort(t *testing.T) int {
 }
 
 // startCluster starts the three and waits until the API server is ready
-// and the controllers act.
-func startCluster(t *testing.T) *cluster {
+// and the controllers act: the Job, TTL and garbage collector controllers,
+// and the controllers named in more (kube-controller-manager's
+// --controllers names).
+func startCluster(t *testing.T, more ...string) *cluster {
 	apiserverBin, controllerBin, etcdBin := kubeBins(t)
 	dir := t.TempDir()
 	pki := newPKI(t, dir)
@@ -123,7 +125,7 @@ func startCluster(t *testing.T) *cluster {
 	}
 	daemon(t, dir, "kube-controller-manager", controllerBin,
 		"--kubeconfig", c.kubeconfig,
-		"--controllers", "job,ttl-after-finished,garbagecollector",
+		"--controllers", strings.Join(append([]string{"job", "ttl-after-finished", "garbagecollector"}, more...), ","),
 		"--leader-elect=false", "--secure-port=0",
 		"--use-service-account-credentials=false",
 		"--concurrent-job-syncs=4")

@@ -29,7 +29,11 @@ import (
 // unsharded run's. A Job whose node selector matches no node stays
 // pending, and collect says why in the scheduler's words.
 func TestKubeVirtualNodeRunsTheJob(t *testing.T) {
-	c := startCluster(t)
+	// The node lifecycle controller: it takes the not-ready taint the API
+	// server puts on a new node (TaintNodesByCondition) off once the node
+	// is Ready, and judges the node by its Lease (a node whose Lease is
+	// not renewed goes Unknown and is tainted again).
+	c := startCluster(t, "nodelifecycle")
 	c.startScheduler(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -48,18 +52,25 @@ func TestKubeVirtualNodeRunsTheJob(t *testing.T) {
 
 	p := startVirtualNode(t, ctx, c, "vnode-1", map[string]string{"shadow.dev/mirror": "yes"}, bin, image)
 
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpPods(t, c, ns)
+		}
+	})
+
 	// The node as a kubelet keeps it: Ready, and its Lease renewed.
-	nodeObj, err := c.client.CoreV1().Nodes().Get(ctx, "vnode-1", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ready := false
-	for _, cond := range nodeObj.Status.Conditions {
-		ready = ready || cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue
-	}
-	if !ready {
-		t.Errorf("virtual node not Ready: %+v", nodeObj.Status.Conditions)
-	}
+	waitGone(t, ctx, func() error {
+		n, err := c.client.CoreV1().Nodes().Get(ctx, "vnode-1", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, cond := range n.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				return nil
+			}
+		}
+		return fmt.Errorf("virtual node not Ready: %+v", n.Status.Conditions)
+	})
 	waitGone(t, ctx, func() error {
 		l, err := c.client.CoordinationV1().Leases("kube-node-lease").Get(ctx, "vnode-1", metav1.GetOptions{})
 		if err != nil {
@@ -76,7 +87,7 @@ func TestKubeVirtualNodeRunsTheJob(t *testing.T) {
 	if code != 0 || strings.TrimSpace(out) != "vshards" {
 		t.Fatalf("kube job --apply: exit %d, stdout %q\n%s", code, out, stderr)
 	}
-	out, stderr, code = run(t, bin, ws, nil, "kube", "collect", "vshards", admin, "-n", ns, "--json")
+	out, stderr, code = runFor(t, 5*time.Minute, bin, ws, "kube", "collect", "vshards", admin, "-n", ns, "--json")
 	if code != 0 {
 		t.Fatalf("kube collect (logs through the API server): exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -175,4 +186,44 @@ func collectUntil(t *testing.T, bin, dir string, timeout time.Duration, want str
 	<-read // EOF: shadow has exited and closed its stderr
 	cmd.Wait()
 	return b.String()
+}
+
+// runFor is run with a deadline: shadow is killed past it (a collect that
+// would wait for ever), the test failing with what it printed.
+func runFor(t *testing.T, timeout time.Duration, bin, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "shadow"), args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("shadow %s: not done in %s\n%s\n%s", strings.Join(args, " "), timeout, out.String(), errb.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// dumpPods logs the namespace's pods and events (for a failure).
+func dumpPods(t *testing.T, c *cluster, ns string) {
+	ctx := context.Background()
+	pods, err := c.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Logf("pods: %v", err)
+		return
+	}
+	for _, p := range pods.Items {
+		t.Logf("pod %s: node %q phase %s conditions %+v containers %+v", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.Conditions, p.Status.ContainerStatuses)
+	}
+	evs, _ := c.client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	for _, e := range evs.Items {
+		t.Logf("event %s %s: %s %s", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message)
+	}
 }
