@@ -30,8 +30,10 @@ import (
 
 // cluster is a control plane without nodes: Debian's etcd, kube-apiserver
 // and kube-controller-manager v1.37.2 (.ci/kube-up builds them), on
-// 127.0.0.1. No scheduler, no kubelet: the test binds pods and plays the
-// node itself (node.go).
+// 127.0.0.1, and kube-scheduler where a test starts it. The nodes are the
+// test's: one it plays itself, binding pods (node_test.go), or a
+// virtual-kubelet node the scheduler places pods on
+// (vkubelet_node_test.go).
 type cluster struct {
 	dir        string
 	kubeconfig string // system:masters (a client cert)

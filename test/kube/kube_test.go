@@ -3,8 +3,8 @@
 // Package kube is shadow's Kubernetes end-to-end test, a module of its own
 // so that the root's go test ./... never builds or needs Kubernetes. It
 // runs the shadow binary (built from ../.., or $SHADOW_BIN) against a real
-// kube-apiserver and kube-controller-manager v1.37.2 over etcd (skipped,
-// with the reason, without them: KUBE_BIN_DIR, .ci/kube-up).
+// kube-apiserver, kube-controller-manager and kube-scheduler v1.37.2 over
+// etcd (skipped, with the reason, without them: KUBE_BIN_DIR, .ci/kube-up).
 package kube
 
 import (

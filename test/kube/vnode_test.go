@@ -91,6 +91,7 @@ func TestKubeVirtualNodeRunsTheJob(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("kube collect (logs through the API server): exit %d\n%s\n%s", code, out, stderr)
 	}
+	t.Logf("kube collect (stderr):\n%s", stderr)
 	merged := parseReport(t, out)
 	if got, want := merged.order(), whole.order(); got != want {
 		t.Errorf("the shards run on the virtual node merged rank otherwise than one run:\n--- merged\n%s--- unsharded\n%s", got, want)
