@@ -171,7 +171,9 @@ func (p *vprovider) RunInContainer(ctx context.Context, ns, pod, name string, cm
 // code (k8s.io/client-go/util/exec.ExitError).
 type exitCodeError struct{ code int }
 
-func (e exitCodeError) Error() string   { return fmt.Sprintf("command terminated with exit code %d", e.code) }
+func (e exitCodeError) Error() string {
+	return fmt.Sprintf("command terminated with exit code %d", e.code)
+}
 func (e exitCodeError) String() string  { return e.Error() }
 func (e exitCodeError) Exited() bool    { return true }
 func (e exitCodeError) ExitStatus() int { return e.code }

@@ -115,7 +115,7 @@ func (p *vprovider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	now := metav1.Now()
 	vp.pod.Status = corev1.PodStatus{Phase: corev1.PodPending, HostIP: "127.0.0.1", PodIP: "127.0.0.1",
 		HostIPs: []corev1.HostIP{{IP: "127.0.0.1"}}, PodIPs: []corev1.PodIP{{IP: "127.0.0.1"}}, StartTime: &now,
-		QOSClass: pod.Status.QOSClass,
+		QOSClass:   pod.Status.QOSClass,
 		Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now}}}
 	p.pods[key] = vp
 	p.mu.Unlock()
