@@ -137,7 +137,9 @@ func ProcsWith(marker string) []string {
 
 func WaitPresent(t *testing.T, marker string) {
 	t.Helper()
-	for i := 0; i < 200; i++ {
+	// Up to 30 s: a sandbox starts in milliseconds, but CI runs these
+	// tests under -race on a machine other tests keep busy.
+	for i := 0; i < 1200; i++ {
 		if len(ProcsWith("sleep "+marker)) > 0 {
 			return
 		}

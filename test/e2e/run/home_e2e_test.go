@@ -3,6 +3,7 @@
 package run
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,7 +216,8 @@ func TestE2EHomeLayerNotFedByAnUnfinishedBaseline(t *testing.T) {
 		return m
 	}
 	// Timed out: the baseline builds, then sleeps past the timeout.
-	e.Write("slow.sh", "sh build.sh; sleep 30\n", 0o755)
+	marker := fmt.Sprintf("30.%d", os.Getpid())
+	e.Write("slow.sh", "sh build.sh; sleep "+marker+"\n", 0o755)
 	out, errOut, _ := e.Shadow("--headless", "--json", "--timeout", "2s", "-C", e.WS, homeSpec(e), "--", "sh", "slow.sh")
 	r := e.Report(out)
 	if h := r.Warm.Home; h == nil || h.Updated != 0 || !strings.Contains(h.Note, "timed_out") {
@@ -244,7 +246,7 @@ func TestE2EHomeLayerNotFedByAnUnfinishedBaseline(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	e2e.WaitPresent(t, marker) // the baseline has built and sleeps
 	_ = c.Process.Signal(os.Interrupt)
 	_ = c.Wait()
 	if r = e.Report(buf.String()); r.Warm == nil || r.Warm.Home == nil || r.Warm.Home.Updated != 0 {

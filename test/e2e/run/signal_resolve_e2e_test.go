@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,7 +45,11 @@ func TestE2ESignalDuringSpecResolutionExits130WritingNothing(t *testing.T) {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Second)
+		// Into the resolution, not before shadow's handler exists: the
+		// test binary's start takes over a second of a loaded machine
+		// under -race, so wait until shadow has used twice the CPU a
+		// start costs (resolving 200,000 edits takes far more).
+		waitCPU(t, c.Process.Pid, 2*startCPU(t, e)+100*time.Millisecond)
 		sent := time.Now()
 		c.Process.Signal(sig)
 		done := make(chan error, 1)
@@ -75,4 +80,35 @@ func TestE2ESignalDuringSpecResolutionExits130WritingNothing(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("the checkout holds %d entries, want a.txt alone", len(entries))
 	}
+}
+
+// startCPU is the CPU time a shadow start costs here: a run of --help.
+func startCPU(t *testing.T, e *e2e.Env) time.Duration {
+	t.Helper()
+	c := e.Cmd("--help")
+	if err := c.Run(); err != nil {
+		t.Fatalf("shadow --help: %v", err)
+	}
+	u := c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	return u
+}
+
+// waitCPU waits until process pid has used at least d of CPU (proc(5):
+// utime and stime, fields 14 and 15 of /proc/PID/stat, in USER_HZ ticks).
+func waitCPU(t *testing.T, pid int, d time.Duration) {
+	t.Helper()
+	for i := 0; i < 600; i++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatalf("shadow ended before its CPU reached %v: %v", d, err)
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		ut, _ := strconv.Atoi(f[11])
+		st, _ := strconv.Atoi(f[12])
+		if time.Duration(ut+st)*10*time.Millisecond >= d {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("shadow's CPU never reached %v in 30 s", d)
 }
