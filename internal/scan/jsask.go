@@ -610,10 +610,10 @@ func (a *js) literals() {
 		switch {
 		case (call == "eval" || call == "Function") && a.op(i-1, "(") || a.name(i-3) == "new" && a.name(i-2) == "Function":
 			a.sub(v, line) // code in a string runs as code
-		case runnerNameLit(v) && compared(t, i, end):
-			a.fs.add(line, RuleLoaded, "compares what it found with the test runner's name "+quote(v), v)
 		case (jsRunnerGlobals[v] || strings.HasPrefix(v, "__vitest") || strings.HasPrefix(v, "__jest")) && a.name(end) == "in" && jsGlobalObjects[a.name(end+1)]:
 			a.fs.add(line, RuleLoaded, "asks whether the test runner is loaded ("+quote(v)+" in "+a.name(end+1)+")", v)
+		case runnerNameLit(v) && compared(t, i, end):
+			a.fs.add(line, RuleLoaded, "compares what it found with the test runner's name "+quote(v), v)
 		case io && testDirLit(t, i, end, v):
 			a.fs.add(line, RuleReadsTests, "builds a path into the tests ("+quote(v)+") in code that reads files", v)
 		case strings.Contains(v, "$$jest") || strings.Contains(v, "jest.asymmetricMatcher") || strings.HasPrefix(v, "__vitest") || strings.HasPrefix(v, "__jest") || v == "jest-circus" || strings.HasPrefix(v, "vitest-"):

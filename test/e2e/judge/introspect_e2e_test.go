@@ -15,7 +15,9 @@ import (
 // does not list (testdata/introspect/RUNNER/candidates, against the
 // checkout of testdata/tamper/RUNNER/project): the caller's frame through
 // an import alias, the test file read for its expected value, the caller's
-// file from runtime.Caller, the test binary's name from os.Executable.
+// file from runtime.Caller, the test binary's name from os.Executable, a
+// fresh Error's stack, vitest's worker global, the test file read by jest's
+// code, jest's expect global.
 // Every one passes the tests, so only the scan stands between it and the
 // win: each is suspicious, naming its file, line and class, and with no
 // clean candidate beside them nothing wins.
@@ -24,6 +26,7 @@ func TestE2EIntrospectingCheatsDoNotWin(t *testing.T) {
 	cases := []struct {
 		runner  string
 		command func(t *testing.T) []string
+		js      bool
 		want    map[string]string // cheat: what its suspicious reason must hold
 	}{
 		{runner: "pytest", command: func(t *testing.T) []string {
@@ -38,13 +41,36 @@ func TestE2EIntrospectingCheatsDoNotWin(t *testing.T) {
 			"ask_stack": "calc/calc.go:10 asks for the call stack (runtime.Caller) (introspect-stack",
 			"ask_exe":   "calc/calc.go:9 asks which program runs it (os.Executable) (introspect-argv",
 		}},
+		{runner: "vitest", js: true, command: func(t *testing.T) []string {
+			return []string{need(t, "node"), "node_modules/vitest/vitest.mjs", "run"}
+		}, want: map[string]string{
+			"ask_stack":  "calc.js:2 asks for the call stack (Error().stack) (introspect-stack",
+			"ask_worker": `calc.js:2 asks whether the test runner is loaded ("__vitest_worker__" in globalThis) (introspect-loaded`,
+		}},
+		{runner: "jest", js: true, command: func(t *testing.T) []string {
+			return []string{need(t, "node"), "node_modules/jest/bin/jest.js", "--ci"}
+		}, want: map[string]string{
+			"read_tests":  `calc.js:5 names the runner's test or config file "calc.test.js" in code that reads files (reads-test-files`,
+			"ask_globals": "calc.js:2 asks whether the test runner is loaded (typeof expect) (introspect-loaded",
+		}},
 	}
+	jsModules, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
 	for _, tc := range cases {
 		t.Run(tc.runner, func(t *testing.T) {
 			t.Parallel()
 			cmd := tc.command(t)
+			if tc.js {
+				if _, err := os.Stat(jsModules); err != nil {
+					t.Skip("run `npm ci --prefix testdata/runners/js` first (.ci/run does)")
+				}
+			}
 			e := e2e.NewEnv(t)
 			copyTree(t, filepath.Join("testdata", "tamper", tc.runner, "project"), e.WS)
+			if tc.js {
+				if err := os.Symlink(jsModules, filepath.Join(e.WS, "node_modules")); err != nil {
+					t.Fatal(err)
+				}
+			}
 			hyps := []any{map[string]any{"name": "baseline"}}
 			dir := filepath.Join("testdata", "introspect", tc.runner, "candidates")
 			names, _ := os.ReadDir(dir)
