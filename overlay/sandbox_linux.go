@@ -279,7 +279,26 @@ func (s *Sandbox) maskList(job engine.Job, gitDirs []string) ([]string, error) {
 			out = append(out, m)
 		}
 	}
-	return out, nil
+	return outermost(out), nil
+}
+
+// outermost drops the paths that lie in another of ps: once that one is
+// covered, they are not in the view at all (the sandbox base lies in the
+// state dir by default, a socket in a masked dir), and each mask left is
+// a mount the init makes and the namespace tears down in every
+// hypothesis. The order of the rest is kept.
+func outermost(ps []string) []string {
+	var out []string
+next:
+	for i, p := range ps {
+		for j, q := range ps {
+			if i != j && within(p, q) && (p != q || j < i) {
+				continue next
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // writeUpper places the hypothesis's files in the upper dir before the
