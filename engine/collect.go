@@ -154,6 +154,13 @@ func runnerInvocation(dir string, command []string) *invocation {
 		if i+1 < len(words) {
 			next = words[i+1]
 		}
+		if m, ok := strings.CutPrefix(w, "-m"); ok && m != "" && !strings.HasPrefix(w, "--") {
+			// python's -mMODULE, as the makefile of python-json-pointer
+			// writes it.
+			if m == "pytest" || m == "py.test" || m == "unittest" {
+				return &invocation{runner: map[bool]string{true: "unittest", false: "pytest"}[m == "unittest"], argv: argv, pre: words[:i+1], args: words[i+1:]}
+			}
+		}
 		inv := &invocation{argv: argv}
 		switch {
 		case b == "pytest" || b == "py.test" || (w == "-m" && (next == "pytest" || next == "py.test")):
