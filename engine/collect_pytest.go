@@ -69,7 +69,16 @@ func collectPytest(ctx context.Context, cfg *Config, inv *invocation) *testColle
 		return c
 	}
 	for _, f := range got {
-		c.files[f] = true
+		// A .py file is a test module where python_files (or the
+		// command, naming it) says so: plugins collect other modules
+		// too (--doctest-modules, pytest-mypy's and the linters' items
+		// for every source file), and those are the code under test.
+		// Other files pytest collects only through a conftest.py hook
+		// or a plugin for tests written in them (YAML cases, doctest
+		// text files): they are tests.
+		if !strings.HasSuffix(f, ".py") || c.files[f] || c.matches(f) {
+			c.files[f] = true
+		}
 	}
 	c.via = "collection"
 	return c

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -229,5 +230,56 @@ func TestCollectedListIsExact(t *testing.T) {
 	c.via = "config"
 	if !j.isJudgePath("calc.py", true) {
 		t.Errorf("by config alone, the globs decide")
+	}
+}
+
+// collectSandbox answers pytest's collection with a fixed listing and
+// records the job.
+type collectSandbox struct {
+	jobs   []Job
+	output string
+	exit   int
+}
+
+func (s *collectSandbox) Mode() Mode     { return "fake" }
+func (s *collectSandbox) Parallel() bool { return true }
+func (s *collectSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
+	s.jobs = append(s.jobs, job)
+	job.Output.Write([]byte(s.output))
+	return Outcome{ExitCode: s.exit}, nil
+}
+
+// pytest's collection runs in the sandbox on the checkout alone (no file
+// of any hypothesis, shadow's collection job name), with the command's
+// arguments; what it lists is the judge's, but a .py module python_files
+// does not name (a plugin's item for a source file: pytest-mypy,
+// --doctest-modules) stays code; a YAML file a conftest hook collects is a
+// test. A collection that fails leaves the config's globs, and says why.
+func TestCollectPytestRunsInTheSandbox(t *testing.T) {
+	ws := collectTree(t, map[string]string{
+		"pytest.ini": "[pytest]\npython_files = check_*.py\n", "calc.py": "", "qa/check_a.py": "", "qa/cases/add.yaml": "",
+	})
+	sb := &collectSandbox{output: "qa/check_a.py: 2\ncalc.py: 1\nqa/cases/add.yaml: 3\n"}
+	cfg := &Config{Workspace: ws, Command: []string{"python3", "-m", "pytest", "-q", "--mypy"}, Sandbox: sb}
+	c := collectTests(context.Background(), cfg)
+	if len(sb.jobs) != 1 || sb.jobs[0].Hyp.Name != collectJobName || len(sb.jobs[0].Hyp.Files) != 0 || len(sb.jobs[0].Hyp.Deletes) != 0 {
+		t.Fatalf("jobs %+v: one job, of the checkout alone", sb.jobs)
+	}
+	if got := strings.Join(sb.jobs[0].Command, " "); got != "python3 -m pytest --mypy --collect-only -qqqq" {
+		t.Errorf("command %s", got)
+	}
+	if c == nil || c.via != "collection" || !slices.Equal(sortedKeys(c.files), []string{"qa/cases/add.yaml", "qa/check_a.py"}) {
+		t.Fatalf("collection %+v", c.report())
+	}
+	j := newJudge(nil, nil)
+	j.collected = c
+	if !j.is("qa/cases/add.yaml") || j.is("calc.py") || !j.isJudgePath("qa/check_new.py", false) {
+		t.Errorf("judge: the YAML case is a test, calc.py code, a new check_*.py a test")
+	}
+	sb = &collectSandbox{output: "ImportError: no module named pytest\n", exit: 1}
+	cfg.Sandbox = sb
+	c = collectTests(context.Background(), cfg)
+	if c == nil || c.via != "config" || !strings.Contains(c.note, "exited 1") || !c.collects("qa/check_a.py") {
+		t.Errorf("failed collection: %+v", c.report())
 	}
 }
