@@ -63,6 +63,13 @@ func collectPytest(ctx context.Context, cfg *Config, inv *invocation) *testColle
 		c.note = "the command is a shell line: pytest's configuration was read, its collection not run"
 		return c
 	}
+	if !pytestHookable(cfg.Workspace, roots, ini, args, patterns) {
+		// Nothing here can make pytest collect otherwise than its
+		// configuration says (no conftest.py, no -p plugin, no
+		// python_files naming every module): the collection would
+		// only cost a pytest start (bench/collect.sh).
+		return c
+	}
 	got, err := runPytestCollection(ctx, cfg, inv)
 	if err != nil {
 		c.note = err.Error()
@@ -486,4 +493,66 @@ func (c *cappedBuffer) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return string(c.b)
+}
+
+// pytestHookable reports whether pytest's collection may differ from what
+// its configuration says: a conftest.py (its pytest_collect_file and
+// pytest_ignore_collect hooks, collect_ignore) in a directory collected
+// or above one, a plugin the command or addopts loads (-p), or a
+// python_files pattern that names every module (*.py: only those holding
+// tests are test files, which only the collection knows).
+func pytestHookable(workspace string, roots []string, ini pytestIni, args, patterns []string) bool {
+	for i, a := range args {
+		if (a == "-p" && i+1 < len(args) && !strings.HasPrefix(args[i+1], "no:")) || (strings.HasPrefix(a, "-p") && len(a) > 2 && !strings.HasPrefix(a, "-pno:") && !strings.HasPrefix(a, "--")) {
+			return true
+		}
+	}
+	for _, p := range patterns {
+		if strings.TrimLeft(p, "*") == ".py" || p == "*" {
+			return true
+		}
+	}
+	if ini.dir != "" {
+		roots = append(roots, ini.dir)
+	}
+	if len(roots) == 0 {
+		roots = []string{""}
+	}
+	found, seen := false, 0
+	for _, r := range roots {
+		// Above the root, up to the workspace's top.
+		for d := r; ; d = path.Dir(d) {
+			if d == "." {
+				d = ""
+			}
+			if _, err := os.Stat(filepath.Join(workspace, filepath.FromSlash(d), "conftest.py")); err == nil {
+				return true
+			}
+			if d == "" {
+				break
+			}
+		}
+		// Below it.
+		filepath.WalkDir(filepath.Join(workspace, filepath.FromSlash(r)), func(p string, e os.DirEntry, err error) error {
+			if seen++; seen > maxCanaryWalk {
+				found = true // too big to tell: ask pytest
+				return filepath.SkipAll
+			}
+			if err != nil || found {
+				return filepath.SkipDir
+			}
+			if e.IsDir() && p != filepath.Join(workspace, filepath.FromSlash(r)) && (canarySkipDirs[e.Name()] || strings.HasPrefix(e.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			if e.Name() == "conftest.py" {
+				found = true
+				return filepath.SkipAll
+			}
+			return nil
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }

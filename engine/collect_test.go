@@ -254,10 +254,12 @@ func (s *collectSandbox) Run(ctx context.Context, job Job) (Outcome, error) {
 // arguments; what it lists is the judge's, but a .py module python_files
 // does not name (a plugin's item for a source file: pytest-mypy,
 // --doctest-modules) stays code; a YAML file a conftest hook collects is a
-// test. A collection that fails leaves the config's globs, and says why.
+// test. A collection that fails leaves the config's globs, and says why;
+// where nothing can hook pytest's collection, it is not run.
 func TestCollectPytestRunsInTheSandbox(t *testing.T) {
 	ws := collectTree(t, map[string]string{
 		"pytest.ini": "[pytest]\npython_files = check_*.py\n", "calc.py": "", "qa/check_a.py": "", "qa/cases/add.yaml": "",
+		"qa/conftest.py": "def pytest_collect_file(parent, file_path):\n    pass\n",
 	})
 	sb := &collectSandbox{output: "qa/check_a.py: 2\ncalc.py: 1\nqa/cases/add.yaml: 3\n"}
 	cfg := &Config{Workspace: ws, Command: []string{"python3", "-m", "pytest", "-q", "--mypy"}, Sandbox: sb}
@@ -276,6 +278,15 @@ func TestCollectPytestRunsInTheSandbox(t *testing.T) {
 	if !j.is("qa/cases/add.yaml") || j.is("calc.py") || !j.isJudgePath("qa/check_new.py", false) {
 		t.Errorf("judge: the YAML case is a test, calc.py code, a new check_*.py a test")
 	}
+	// Without a conftest.py or a plugin, the configuration is pytest's
+	// answer: no pytest start is spent on it.
+	os.Remove(filepath.Join(ws, "qa", "conftest.py"))
+	sb = &collectSandbox{output: "qa/check_a.py: 2\n"}
+	cfg.Sandbox = sb
+	if c = collectTests(context.Background(), cfg); len(sb.jobs) != 0 || c.via != "config" || !c.collects("qa/check_a.py") {
+		t.Errorf("no conftest.py: %d jobs, %+v", len(sb.jobs), c.report())
+	}
+	cfg.Command = append(cfg.Command, "-p", "yamlcases")
 	sb = &collectSandbox{output: "ImportError: no module named pytest\n", exit: 1}
 	cfg.Sandbox = sb
 	c = collectTests(context.Background(), cfg)
