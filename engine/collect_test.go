@@ -294,3 +294,15 @@ func TestCollectPytestRunsInTheSandbox(t *testing.T) {
 		t.Errorf("failed collection: %+v", c.report())
 	}
 }
+
+// shadow merge --apply splits the winner as the run did: a test appended
+// to a file the runner collects is its judge part, not code to write.
+func TestJudgePathsInFollowsTheRunner(t *testing.T) {
+	ws := collectTree(t, map[string]string{"calc.py": "", "qa/__init__.py": "", "qa/chk_calc.py": ""})
+	h := Hypothesis{Name: "fix_append", Files: []File{{Path: "calc.py"}, {Path: "qa/chk_calc.py"}}}
+	orig := map[string]FileState{"calc.py": {Exists: true}, "qa/chk_calc.py": {Exists: true}}
+	cmd := []string{"python3", "-m", "unittest", "discover", "-s", "qa", "-p", "chk_*.py"}
+	if got := JudgePathsIn(ws, "", cmd, []Hypothesis{h}, nil, orig)["fix_append"]; !slices.Equal(got, []string{"qa/chk_calc.py"}) {
+		t.Errorf("judge part %v, want [qa/chk_calc.py]", got)
+	}
+}

@@ -102,7 +102,7 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 	if err != nil {
 		return nil, Env("merge --apply: the shards ran on commit %s, which %s cannot read: %v (fetch it)", shard.Base, ws, err)
 	}
-	judge := engine.JudgePaths(hyps, a.Spec.TestPaths, orig)
+	judge := engine.JudgePathsIn(ws, merged.Subdir, shard.Command, hyps, a.Spec.TestPaths, orig)
 
 	rep := *merged
 	rep.Workspace, rep.Subdir = ws, subdir
