@@ -127,9 +127,7 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 		if len(ds) == 0 {
 			return nil
 		}
-		cls := "Test" + camel(word) + strings.ToUpper(tok[:1]) + tok[1:]
-		body := fmt.Sprintf("import unittest\n\n\nclass %s(unittest.TestCase):\n    def test_%s_%s(self):\n        self.assertEqual(len(%q), %d)\n", cls, word, tok, tok, len(tok)+1)
-		p.files = append(p.files, File{Path: path.Join(rel(ds[0]), "test_"+word+"_"+tok+".py"), Content: []byte(body), Mode: 0o644})
+		p.files = append(p.files, File{Path: path.Join(rel(ds[0]), "test_"+word+"_"+tok+".py"), Content: []byte(pyCanaryBody(word, tok)), Mode: 0o644})
 	case "cargo":
 		// An integration test of the crate whose Cargo.toml the command
 		// runs in (a virtual workspace has no tests/ of its own: none).
@@ -150,13 +148,7 @@ func planCanary(workspace, subdir string, command []string) *canaryPlan {
 		// so a source module that patches expect on import patches only
 		// the files that import it: the canary goes at the end of every
 		// test file (in the job only), where those patches reach it.
-		title := strings.ReplaceAll(word, "_", " ") + " " + tok
-		block := fmt.Sprintf("\ntest('%s', () => {\n  expect('%s'.length).toBe(%d)\n})\n", title, tok, len(tok)+1)
-		if runner == "vitest" {
-			// Imports are hoisted; aliases keep the file's own names.
-			t, e := "test_"+tok, "expect_"+tok
-			block = fmt.Sprintf("\nimport { test as %s, expect as %s } from 'vitest'\n%s('%s', () => {\n  %s('%s'.length).toBe(%d)\n})\n", t, e, t, title, e, tok, len(tok)+1)
-		}
+		block := jsCanaryBlock(runner, word, tok)
 		for _, f := range testFiles(dir, isJSTest, maxCanaryDirs) {
 			b, err := os.ReadFile(f)
 			st, serr := os.Stat(f)

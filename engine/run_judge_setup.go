@@ -17,7 +17,7 @@ func (rs *runState) setUpJudge(ctx context.Context) {
 	// candidate runs (collect.go).
 	jd.collected = collectTests(ctx, cfg)
 	rs.rep.TestCollection = jd.collected.report()
-	cfg.canary = planCanary(cfg.Workspace, cfg.Subdir, cfg.Command)
+	cfg.canary = canaryFor(cfg.Workspace, cfg.Subdir, cfg.Command, jd.collected) // canary_collected.go
 	results := make([]*result, len(cfg.Hyps))
 	splits := map[string]judgeSplit{}
 	cfg.jobHyps = map[string]Hypothesis{}

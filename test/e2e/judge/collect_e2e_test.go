@@ -67,6 +67,13 @@ func TestE2ECollectedTestFiles(t *testing.T) {
 			if p := f.ProposedTests; len(p) != 1 || p[0].Path != x.file || p[0].Reproduces == nil || !*p[0].Reproduces {
 				t.Errorf("fix_append: proposed_tests %s, want its appended test, reproducing", e2e.ProposedString(p))
 			}
+			// The canary is planted where the runner collects
+			// (canary_collected.go): a candidate forging the verdict is
+			// caught (unittest's assertEqual made a no-op, an exit 0 while
+			// pytest collects, Object.is answering true for toBe).
+			if g := m["forge"]; g.Tampered == nil {
+				t.Errorf("forge: status %s tampered %q suspicious %q: the canary must catch it", g.Status, e2e.Deref(g.Tampered), e2e.Deref(g.Suspicious))
+			}
 		})
 	}
 }
