@@ -41,17 +41,13 @@ type vprovider struct {
 	shadow string // directory holding the shadow binary, first on PATH
 	image  string // the image the pods must name
 	cms    corev1listers.ConfigMapLister
-	// fail, when it returns true, ends that pod with the exit code given
-	// without running it (a node that cannot run shadow).
-	fail func(p *corev1.Pod, attempt int) (int, bool)
 
-	mu       sync.Mutex
-	pods     map[string]*vpod // namespace/name
-	attempts map[string]int   // per Job and completion index
-	notify   func(*corev1.Pod)
-	follows  map[string]int // pod: log requests with follow=true served
-	errs     []string
-	wg       sync.WaitGroup
+	mu      sync.Mutex
+	pods    map[string]*vpod // namespace/name
+	notify  func(*corev1.Pod)
+	follows map[string]int // pod: log requests with follow=true served
+	errs    []string
+	wg      sync.WaitGroup
 }
 
 // vpod is one pod on the node: its object as the provider reports it, and
@@ -69,7 +65,7 @@ type vpod struct {
 
 func newProvider(node, dir, shadow, image string) *vprovider {
 	return &vprovider{node: node, dir: dir, shadow: shadow, image: image,
-		pods: map[string]*vpod{}, attempts: map[string]int{}, follows: map[string]int{}}
+		pods: map[string]*vpod{}, follows: map[string]int{}}
 }
 
 func podKey(ns, name string) string { return ns + "/" + name }
@@ -153,19 +149,21 @@ func (p *vprovider) DeletePod(_ context.Context, pod *corev1.Pod) error {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		timer := time.NewTimer(grace)
-		defer timer.Stop()
-		for name, d := range vp.done {
+		deadline := time.After(grace)
+		for _, d := range vp.done {
 			select {
 			case <-d:
-			case <-timer.C:
-				p.mu.Lock()
-				if c := vp.running[name]; c != nil {
-					c.Process.Kill()
-				}
-				p.mu.Unlock()
-				<-d
+				continue
+			case <-deadline:
 			}
+			// The grace period is over: every container left is killed.
+			p.mu.Lock()
+			for _, c := range vp.running {
+				c.Process.Kill()
+			}
+			p.mu.Unlock()
+			<-d
+			deadline = nil // past it: each wait below is for a killed process
 		}
 		// Containers never started end too (exit 137 as the kubelet reports
 		// a container killed before it ran).
@@ -222,21 +220,16 @@ func (p *vprovider) run(vp *vpod) {
 			p.errorf("pod %s container %s runs image %q, want %q", pod.Name, c.Name, c.Image, p.image)
 		}
 	}
-	index := pod.Annotations["batch.kubernetes.io/job-completion-index"]
-	p.mu.Lock()
-	p.attempts[pod.Labels["batch.kubernetes.io/job-name"]+"/"+index]++
-	attempt := p.attempts[pod.Labels["batch.kubernetes.io/job-name"]+"/"+index]
-	p.mu.Unlock()
-	if p.fail != nil {
-		if code, ok := p.fail(pod, attempt); ok {
-			p.endPod(vp, code, "node: cannot run this pod here")
-			return
-		}
-	}
 	if why := p.volumes(vp); why != "" {
 		p.endPod(vp, 128, why)
 		return
 	}
+	p.update(vp, func(st *corev1.PodStatus) {
+		for i := range pod.Spec.Containers {
+			st.ContainerStatuses = append(st.ContainerStatuses, corev1.ContainerStatus{Name: pod.Spec.Containers[i].Name, Image: pod.Spec.Containers[i].Image,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}})
+		}
+	})
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		p.update(vp, func(st *corev1.PodStatus) {
@@ -257,6 +250,7 @@ func (p *vprovider) run(vp *vpod) {
 		for _, t := range []corev1.PodConditionType{corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady} {
 			st.Conditions = append(st.Conditions, corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: now})
 		}
+		st.ContainerStatuses = nil
 		for i := range pod.Spec.Containers {
 			st.ContainerStatuses = append(st.ContainerStatuses, runningStatus(&pod.Spec.Containers[i]))
 		}
@@ -291,7 +285,8 @@ func (p *vprovider) run(vp *vpod) {
 
 // endPod ends a pod none of whose containers ran (code >= 0: each
 // container terminated with it and message), or whose init container
-// failed (code -1: its status says so), as Failed.
+// failed (code -1: its status says so, the containers stay waiting, as
+// the kubelet leaves them), as Failed.
 func (p *vprovider) endPod(vp *vpod, code int, msg string) {
 	for name, d := range vp.done {
 		p.mu.Lock()
