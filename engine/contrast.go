@@ -34,17 +34,12 @@ func isRunnerConfig(p string) bool {
 	return runnerConfigs[base] || hasConfigPrefix(base) || strings.HasSuffix(p, ".cargo/config.toml") || strings.HasSuffix(p, ".cargo/config")
 }
 
-// codeHits are the scan's hits on h's code part, by rule: the same scan
-// as the suspicious verdict's (scan.go), every hit kept.
-func codeHits(jd *judge, h Hypothesis, orig map[string]FileState) map[string][]string {
+// byRule are the scan's hits on a candidate's code part (the suspicious
+// verdict's, scan.go), "FILE:LINE what" by rule ID.
+func byRule(hits []scan.Hit) map[string][]string {
 	out := map[string][]string{}
-	for _, f := range h.Files {
-		if jd.is(f.Path) || scan.LangOf(f.Path) == "" {
-			continue
-		}
-		for _, hit := range scan.Scan(scan.File{Path: f.Path, Content: f.Content, Added: addedLines(orig[f.Path], f.Content)}) {
-			out[hit.Rule] = append(out[hit.Rule], fmt.Sprintf("%s:%d %s", hit.Path, hit.Line, hit.Why))
-		}
+	for _, hit := range hits {
+		out[hit.Rule] = append(out[hit.Rule], fmt.Sprintf("%s:%d %s", hit.Path, hit.Line, hit.Why))
 	}
 	return out
 }
@@ -112,7 +107,7 @@ func contrastNote(c *Contrast) string {
 }
 
 // fillContrast sets each candidate's contrast (a baseline's stays null).
-func fillContrast(results []*result, hyps []Hypothesis, jd *judge, orig map[string]FileState) {
+func fillContrast(results []*result, hyps []Hypothesis) {
 	byName := map[string]*result{} // results are in rank order by now
 	for _, r := range results {
 		byName[r.Name] = r
@@ -120,7 +115,7 @@ func fillContrast(results []*result, hyps []Hypothesis, jd *judge, orig map[stri
 	in := make([]contrastIn, 0, len(hyps))
 	for _, h := range hyps {
 		if r := byName[h.Name]; r != nil && !h.IsBaseline() {
-			in = append(in, contrastIn{name: h.Name, passed: r.Status == StatusPassed, paths: proposedPaths(h), hits: codeHits(jd, h, orig)})
+			in = append(in, contrastIn{name: h.Name, passed: r.Status == StatusPassed, paths: proposedPaths(h), hits: byRule(r.scanHits)})
 		}
 	}
 	for _, c := range in {

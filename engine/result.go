@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/shadow-dev/shadow/internal/scan"
+
 // result is one hypothesis as the judge works on it during a run: its
 // entry of the report (*Result, what shadow.report/v1 and the events
 // carry) and the working state its verdict is made from, which the
@@ -40,6 +42,9 @@ type result struct {
 	deselected int
 	// canary: what the run showed of the tamper canary (canary.go).
 	canary *canaryObs
+	// scanHits: the judge-aware scan's hits on its code part (scan.go),
+	// made once for suspicious and the contrast (contrast.go).
+	scanHits []scan.Hit
 }
 
 // entries are the report entries of rs, in order.

@@ -36,7 +36,8 @@ func (rs *runState) setUpJudge(ctx context.Context) {
 			cfg.jobHyps[h.Name] = s.code.WithCommon()
 		}
 		results[i].allowSuspicious = cfg.AllowSuspicious
-		addSuspicious(results[i].Result, scanCode(jd, h, orig))
+		results[i].scanHits = scanHits(jd, h, orig)
+		addSuspicious(results[i].Result, scanReason(results[i].scanHits))
 		addSuspicious(results[i].Result, gitRiskReason(cfg.Workspace, h, orig))
 	}
 	rs.jd, rs.results, rs.splits = jd, results, splits

@@ -9,7 +9,7 @@ func (rs *runState) assemble() {
 	rep.StalePaths = rs.stale.Stop(rs.orig)
 	rep.Stale = len(rep.StalePaths) > 0
 	fillTestsFrom(rep, results, cfg.TestsFrom, cfg.Workspace)
-	fillContrast(results, cfg.Hyps, rs.jd, rs.orig)
+	fillContrast(results, cfg.Hyps)
 	rep.Hypotheses = entries(results)
 	rep.Seal = commonSeal(rep.Hypotheses)
 	if w := Leader(results); w != nil && (cfg.Confirm == 0 || w.confirmed) {

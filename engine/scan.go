@@ -24,6 +24,12 @@ const maxScanHits = 3
 
 // scanCode returns why h's code looks like a cheat, or "".
 func scanCode(jd *judge, h Hypothesis, orig map[string]FileState) string {
+	return scanReason(scanHits(jd, h, orig))
+}
+
+// scanHits are the scan's hits on h's code part (the contrast reads them
+// too: contrast.go).
+func scanHits(jd *judge, h Hypothesis, orig map[string]FileState) []scan.Hit {
 	var hits []scan.Hit
 	for _, f := range h.Files {
 		if jd.is(f.Path) || !scan.Wants(f.Path) {
@@ -36,6 +42,11 @@ func scanCode(jd *judge, h Hypothesis, orig map[string]FileState) string {
 		}
 		hits = append(hits, scan.Scan(scan.File{Path: f.Path, Content: f.Content, Added: addedLines(o, f.Content), Orig: was})...)
 	}
+	return hits
+}
+
+// scanReason is the suspicious reason hits give, "" for none.
+func scanReason(hits []scan.Hit) string {
 	if len(hits) == 0 {
 		return ""
 	}
