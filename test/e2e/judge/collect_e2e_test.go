@@ -15,7 +15,8 @@ import (
 // Projects whose tests live in files no default glob names
 // (testdata/judge/named/RUNNER: pytest's python_files = check_*.py in
 // pytest.ini, unittest's discovery -p 'chk_*.py', vitest's include
-// ['checks/**/*.check.ts'], jest's testMatch in package.json). The runner
+// ['checks/**/*.check.ts'], jest's testMatch in package.json, cargo's
+// [[test]] target at checks/calc.rs). The runner
 // says which files are tests (engine/collect.go), so a candidate that only
 // weakens the failing test edits the judge and fails, judged without it;
 // the real fix that appends its regression test to that file proposes
@@ -33,6 +34,7 @@ func TestE2ECollectedTestFiles(t *testing.T) {
 		{e2e.JudgeRunner{Dir: "named/unittest", Command: []string{"python3", "-B", "-m", "unittest", "discover", "-s", "qa", "-t", ".", "-p", "chk_*.py", "-v"}, Needs: "python3"}, "qa/chk_calc.py", "command"},
 		{e2e.JudgeRunner{Dir: "named/vitest", Command: []string{"node", "node_modules/vitest/vitest.mjs", "run"}, Js: true, Needs: "node"}, "checks/calc.check.ts", "config"},
 		{e2e.JudgeRunner{Dir: "named/jest", Command: []string{"node", "node_modules/jest/bin/jest.js", "--ci"}, Js: true, Needs: "node"}, "verify/calc.check.js", "config"},
+		{e2e.JudgeRunner{Dir: "named/cargo", Command: []string{"cargo", "test", "--offline"}, Needs: "cargo"}, "checks/calc.rs", "config"},
 	}
 	for _, x := range runners {
 		t.Run(x.rn.Dir, func(t *testing.T) {
@@ -64,13 +66,17 @@ func TestE2ECollectedTestFiles(t *testing.T) {
 			if !slices.Equal(f.JudgeEdits, []string{x.file}) {
 				t.Errorf("fix_append: judge_edits %v, want [%s]", f.JudgeEdits, x.file)
 			}
+			if x.rn.Dir == "named/cargo" {
+				return // Rust tests are not read as proposals (cross_tests.go), nor forged here
+			}
 			if p := f.ProposedTests; len(p) != 1 || p[0].Path != x.file || p[0].Reproduces == nil || !*p[0].Reproduces {
 				t.Errorf("fix_append: proposed_tests %s, want its appended test, reproducing", e2e.ProposedString(p))
 			}
 			// The canary is planted where the runner collects
 			// (canary_collected.go): a candidate forging the verdict is
 			// caught (unittest's assertEqual made a no-op, an exit 0 while
-			// pytest collects, Object.is answering true for toBe).
+			// pytest collects, Object.is answering true for toBe, libtest's
+			// lines printed before an exit 0).
 			if g := m["forge"]; g.Tampered == nil {
 				t.Errorf("forge: status %s tampered %q suspicious %q: the canary must catch it", g.Status, e2e.Deref(g.Tampered), e2e.Deref(g.Suspicious))
 			}
