@@ -9,9 +9,9 @@ import (
 
 	"github.com/shadow-dev/shadow/internal/cli"
 	"github.com/shadow-dev/shadow/internal/quietterm"
+	_ "github.com/shadow-dev/shadow/internal/sandbox" // registers the node side (its sandbox is internal/sandbox.OpenNode)
 	"github.com/shadow-dev/shadow/internal/sandbox/entry"
 	_ "github.com/shadow-dev/shadow/internal/sandbox/reaper" // registers the process helper
-	_ "github.com/shadow-dev/shadow/internal/sandbox/remote" // registers the node side
 	"github.com/shadow-dev/shadow/overlay"
 )
 

@@ -191,14 +191,8 @@ func NewPlan(ctx context.Context, spec *engine.Spec, specDir string, o Options) 
 	if len(nodes) > 0 && o.Upper == UpperRAM {
 		return nil, Usage("--upper ram: remote nodes keep upper dirs on their own disks; drop --upper ram or --remote")
 	}
-	local := func() (engine.Sandbox, error) { return newSandbox(&o, net, tmp, store, ws) }
 	p.remote = len(nodes) > 0
-	if len(nodes) > 0 {
-		p.cfg.Sandbox, err = newRemoteSandbox(&o, nodes, store, ws, local)
-	} else {
-		p.cfg.Sandbox, err = local()
-	}
-	if err != nil {
+	if p.cfg.Sandbox, err = newSandbox(&o, net, tmp, store, ws, nodes); err != nil {
 		return nil, err
 	}
 	if err := checkHyps(p.cfg.Sandbox, ws, p.cfg.Hyps); err != nil {

@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/sandbox"
 	"github.com/shadow-dev/shadow/internal/sandbox/freeze"
-	"github.com/shadow-dev/shadow/internal/sandbox/remote"
-	"github.com/shadow-dev/shadow/snap"
 )
 
 // remoteNodes are the run's nodes (docs/remote.md): --remote's over the
@@ -27,7 +26,7 @@ func remoteNodes(o *Options, spec *engine.Spec) ([]engine.RemoteNode, error) {
 		}
 	}
 	for _, n := range nodes {
-		if err := remote.ValidNodeName(n.Node); err != nil {
+		if err := sandbox.ValidNodeName(n.Node); err != nil {
 			return nil, Usage("--remote: %v", err)
 		}
 	}
@@ -46,30 +45,6 @@ func ParseRemote(s string) []string {
 		}
 	}
 	return out
-}
-
-// newRemoteSandbox is the remote sandbox over nodes; the node "local"
-// runs in this machine's own sandbox (local builds it, refusing --keep and
-// --freeze where that sandbox cannot do them). On the nodes, --keep leaves
-// what each command wrote in the node's state dir and the result says
-// where; --freeze syncs every mirror from one copy taken at the start
-// (startRemoteFreeze).
-func newRemoteSandbox(o *Options, nodes []engine.RemoteNode, store snap.Store, ws string, local func() (engine.Sandbox, error)) (engine.Sandbox, error) {
-	ro := remote.Options{Nodes: nodes, Dir: o.RemoteDir, Workspace: ws, StateRoot: store.Root, Version: o.Version, Mode: string(o.Mode), Notices: o.notices()}
-	for _, n := range nodes {
-		if n.Node == remote.LocalNode {
-			sb, err := local()
-			if err != nil {
-				return nil, err
-			}
-			ro.Local = sb
-		}
-	}
-	sb, err := remote.New(ro)
-	if err != nil {
-		return nil, Usage("--remote: %v", err)
-	}
-	return sb, nil
 }
 
 // prepareRemote readies the nodes of a remote run before the engine

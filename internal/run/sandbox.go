@@ -6,19 +6,22 @@ import (
 	"github.com/shadow-dev/shadow/snap"
 )
 
-// newSandbox is this machine's sandbox for the run: internal/sandbox.Open
-// chooses and builds it from --mode and the probe (the same decision a
-// remote node makes, and `shadow probe` explains), and refuses what it
-// cannot honour; a refusal is an ExitEnv error.
-func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string) (engine.Sandbox, error) {
+// newSandbox is the run's sandbox: internal/sandbox.Open chooses and
+// builds it from --mode and the probe (the same decision a remote node
+// makes, and `shadow probe` explains), and refuses what it cannot honour
+// (an ExitEnv error); with nodes it is the remote sandbox over them, the
+// node "local" running in this machine's (a node list it cannot use is an
+// ExitUsage error).
+func newSandbox(o *Options, net Net, tmp Tmp, store snap.Store, ws string, nodes []engine.RemoteNode) (engine.Sandbox, error) {
 	sb, err := sandbox.Open(sandbox.Config{
 		Store: store, Workspace: ws, Mode: string(o.Mode), Version: o.Version,
 		Needs: engine.Needs{NetIsolated: net == NetIsolated || net == NetPrivate, PrivateTmp: tmp == TmpPrivate,
 			Freeze: o.Freeze, Keep: o.Keep, UpperRAM: o.Upper == UpperRAM},
 		CopySkip: o.CopySkip, UpperSize: o.UpperSize, Lock: true, Notices: o.notices(), Writable: o.Writable,
 		HostPorts: o.HostPorts, Memory: o.Memory, Jobs: o.Jobs, RequireSeal: o.RequireSeal,
+		Nodes: nodes, RemoteDir: o.RemoteDir,
 	})
-	// A *sandbox.Refusal is already a *Error with exit code 3.
+	// A *sandbox.Refusal is already a *Error with its exit code.
 	return sb, err
 }
 

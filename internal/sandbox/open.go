@@ -53,6 +53,13 @@ type Config struct {
 	// RequireSeal (--require-seal): copy and in-place modes refuse to run
 	// where Landlock cannot seal the command (seal.go).
 	RequireSeal bool
+	// Nodes, when set, make it a remote run (--remote, docs/remote.md):
+	// Open builds the remote sandbox over them (remote.go), and the rest of
+	// this configuration is the sandbox of the node "local", when one is
+	// named. RemoteDir is where the mirror lives on every node
+	// (--remote-dir; "" is the workspace's own path).
+	Nodes     []engine.RemoteNode
+	RemoteDir string
 }
 
 // Refusal is a mode the machine cannot give, or a need the mode cannot
@@ -79,7 +86,18 @@ func refuse(msg, reason, fix string) *Refusal {
 // Then it refuses what the chosen sandbox cannot honour (Config.Needs):
 // isolation asked for and not available is refused, never silently
 // dropped (in-place runs share the host's network and /tmp).
+//
+// With c.Nodes it is the remote sandbox over those nodes (openRemote),
+// whose node "local" gets this machine's sandbox as above.
 func Open(c Config) (engine.Sandbox, error) {
+	if len(c.Nodes) > 0 {
+		return openRemote(c)
+	}
+	return openLocal(c)
+}
+
+// openLocal is Open's sandbox on this machine.
+func openLocal(c Config) (engine.Sandbox, error) {
 	notices := c.Notices
 	if notices == nil {
 		notices = io.Discard

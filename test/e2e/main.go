@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/shadow-dev/shadow/internal/cli"
+	"github.com/shadow-dev/shadow/internal/sandbox"
 	_ "github.com/shadow-dev/shadow/internal/sandbox/entry"
 	"github.com/shadow-dev/shadow/internal/sandbox/reaper"
-	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 	"github.com/shadow-dev/shadow/overlay"
 )
 
@@ -34,7 +34,7 @@ func Main(m *testing.M) {
 	maybeSeccomp() // shadow under Docker's namespace rules (seccomp.go)
 	overlay.MaybeInit()
 	reaper.MaybeHelper()
-	remote.MaybeNode()
+	sandbox.MaybeNode()
 	if os.Getenv("SHADOW_E2E_MAIN") == "1" {
 		os.Exit(cli.Main(os.Args[1:], Version))
 	}

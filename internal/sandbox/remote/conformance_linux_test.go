@@ -12,28 +12,8 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/sandbox/sandboxtest"
 	"github.com/shadow-dev/shadow/snap"
 )
-
-// The conformance suite against a remote sandbox, through its node side:
-// the local side's protocol (runOn: jobs, output, cancels, heartbeats)
-// talks over pipes to the node side's serve, which runs each job in the
-// sandbox the node chooses (nodeSandbox, i.e. internal/sandbox.Open with
-// --mode asked), as `shadow __shadow-node hold` does at the end of an ssh
-// session. What is left out is the transport (ssh, rsync of the mirror),
-// which remote_e2e_test.go covers with sshd per simulated node: here the
-// node's mirror is the suite's workspace itself.
-func TestRemoteConformance(t *testing.T) {
-	for _, mode := range []engine.Mode{engine.ModeOverlay, engine.ModeCopy} {
-		t.Run(string(mode), func(t *testing.T) {
-			caps := engine.CapabilitiesOf(mode)
-			sandboxtest.Run(t, func(t *testing.T, d sandboxtest.Dirs) engine.Sandbox {
-				return pipeNode(t, snap.Store{Root: d.State}, mode)
-			}, sandboxtest.Promises{Parallel: caps.Parallel, SamePath: caps.SamePath, HostileProof: caps.HostileProof})
-		})
-	}
-}
 
 // pipeRemote is a remote sandbox whose one node is served over pipes; the
 // mirror is the job's own workspace.
@@ -46,19 +26,12 @@ func (p pipeRemote) Run(ctx context.Context, job engine.Job) (engine.Outcome, er
 	return p.Sandbox.Run(ctx, job)
 }
 
-// pipeNode starts the node side's serve on pipes, in this process, with
-// the sandbox the node would choose for mode, and returns the local side
-// connected to it.
-func pipeNode(t *testing.T, store snap.Store, mode engine.Mode) engine.Sandbox {
+// PipeNode starts the node side's serve on pipes, in this process, with
+// nsb as the node's sandbox, and returns the local side connected to it
+// (for TestRemoteConformance, in package remote_test: the sandbox the node
+// would choose is internal/sandbox's, which imports this package).
+func PipeNode(t *testing.T, store snap.Store, nsb engine.Sandbox) engine.Sandbox {
 	t.Helper()
-	ws := t.TempDir() // the probe's and copy base's workspace: any outside the state dir
-	nsb, _, err := nodeSandbox(store, ws, string(mode))
-	if err != nil {
-		t.Skipf("the node cannot give %s mode here: %v", mode, err)
-	}
-	if nsb.Mode() != mode {
-		t.Skipf("the node gives %s mode here, not %s", nsb.Mode(), mode)
-	}
 	cmdR, cmdW := io.Pipe() // local -> node: jobs, cancels, heartbeats
 	outR, outW := io.Pipe() // node -> local: output, outcomes
 	ctx, cancel := context.WithCancel(context.Background())

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,14 +20,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/sandbox"
 	"github.com/shadow-dev/shadow/snap"
 )
 
-func nodeMain(args []string) int {
+func nodeMain(args []string, open NodeOpener) int {
 	switch {
 	case len(args) == 2 && args[0] == "hold":
-		return nodeHold(args[1])
+		return nodeHold(args[1], open)
 	}
 	return nodeUsage()
 }
@@ -44,7 +42,7 @@ func mirrorLock(store snap.Store, ws string) string {
 // meanwhile runs the jobs it is sent. POSIX record locks are used because
 // converting one (F_SETLKW from write to read) is atomic (fcntl(2)), where
 // flock(2) conversion may let a waiting sync in between.
-func nodeHold(ws string) int {
+func nodeHold(ws string, open NodeOpener) int {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	defer cancel()
 	// A write to a closed stdout must be an error, not a SIGPIPE that
@@ -110,7 +108,7 @@ func nodeHold(ws string) int {
 	if len(synced) > 1 {
 		mode = synced[1]
 	}
-	sb, why, err := nodeSandbox(store, ws, mode)
+	sb, why, err := open(store, ws, mode)
 	if err != nil {
 		return fail(err)
 	}
@@ -250,44 +248,6 @@ func setLock(f *os.File, typ int16) error {
 			return err
 		}
 	}
-}
-
-// nodeSandbox is the sandbox --mode asks for on this node, chosen by
-// sandbox.Open as a local run's is (auto: its best, as its own probe says:
-// overlay shadows, else a copy of the mirror per hypothesis, else in place
-// in the mirror, journaled and restored, one at a time). A mode the node
-// cannot give is refused, as locally; what a job asks that the mode cannot
-// honour is refused per job (isolationRefused).
-func nodeSandbox(store snap.Store, ws, mode string) (engine.Sandbox, string, error) {
-	// The cache is keyed by the binary: its path holds its sha256.
-	exe, _ := os.Executable()
-	// Like local runs, the command sees none of shadow's own state here,
-	// nor the binaries it brought (one it replaced would run as the next
-	// run's node side).
-	var hide []string
-	if bin := filepath.Dir(filepath.Dir(exe)); filepath.Base(bin) == "bin" && filepath.Base(filepath.Dir(bin)) == "shadow" {
-		hide = append(hide, bin)
-	}
-	sb, err := sandbox.Open(sandbox.Config{Store: store, Workspace: ws, Mode: mode, Version: "node:" + exe, Hide: hide})
-	if err != nil {
-		var r *sandbox.Refusal
-		if errors.As(err, &r) {
-			msg := r.Msg + " there"
-			if r.Reason != "" {
-				msg += ": " + r.Reason
-			}
-			if r.Fix != "" {
-				msg += " (fix: " + r.Fix + ")"
-			}
-			return nil, "", errors.New(msg)
-		}
-		return nil, "", err
-	}
-	why := "asked for with --mode " + mode
-	if mode == sandbox.Auto || mode == "" || mode == string(engine.ModeOverlay) {
-		why = sandbox.Explain(store, ws, "node:"+exe, false).Reason
-	}
-	return sb, why, nil
 }
 
 type writerFunc func([]byte) (int, error)
