@@ -35,12 +35,15 @@ chmod 755 "$tmp"
 trap 'umount "$tmp/fs" 2>/dev/null || true; git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; git worktree remove --force "$tmp/newtree" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 . bench/lib.sh  # now, elapsed, median (from the repository root)
 git worktree add -q --detach "$tmp/old" "$base"
+# Both static, as the Makefile and the releases build shadow (with cgo the
+# init, re-executed in every hypothesis, starts through the dynamic loader).
+export CGO_ENABLED=0
 (cd "$tmp/old" && go build -o "$tmp/old-shadow" . && go test -c -o "$tmp/old-overlay.test" ./overlay)
 new=.
 if [ -n "${SEAL_EDGES_NEW-}" ]; then git worktree add -q --detach "$tmp/newtree" "$SEAL_EDGES_NEW"; new=$tmp/newtree; fi
 (cd "$new" && go build -o "$tmp/new-shadow" . && go test -c -o "$tmp/new-overlay.test" ./overlay)
 echo "old: $base ($(git log -1 --format=%s "$base" | cut -c1-60)); new: ${SEAL_EDGES_NEW:-this tree, $(git log -1 --format=%h HEAD)}; load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-# cpu CMD...: the CPU milliseconds (user + system) of CMD and every process
+# cpu_ms CMD...: the CPU milliseconds (user + system) of CMD and every process
 # under it that was reaped, its output to $tmp/last.out.
 cat > "$tmp/cpu.py" <<'EOF'
 import resource, subprocess, sys
@@ -49,7 +52,7 @@ with open(sys.argv[1], "wb") as out:
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.1f" % ((r.ru_utime + r.ru_stime) * 1000))
 EOF
-cpu() { python3 "$tmp/cpu.py" "$tmp/last.out" "$@"; }
+cpu_ms() { python3 "$tmp/cpu.py" "$tmp/last.out" "$@"; }
 # argv WHO LINE: sets cmd to the argv that runs the shell line LINE as
 # WHO (root: as is) from $tmp.
 argv() {
@@ -74,8 +77,8 @@ overlay() { # overlay WHO LABEL
   for i in $(seq "$rounds"); do
     for v in old new; do
       local bench="./$v-overlay.test -test.run '^\$' -test.bench 'BenchmarkShadowTrue\$' -test.benchtime" short long
-      argv "$who" "$bench 10x"; short=$(cpu "${cmd[@]}" </dev/null)
-      argv "$who" "$bench 50x"; long=$(cpu "${cmd[@]}" </dev/null)
+      argv "$who" "$bench 10x"; short=$(cpu_ms "${cmd[@]}" </dev/null)
+      argv "$who" "$bench 50x"; long=$(cpu_ms "${cmd[@]}" </dev/null)
       grep -q '^BenchmarkShadowTrue' "$tmp/last.out" || { cat "$tmp/last.out"; exit 1; }
       awk -v v="$v" -v s="$short" -v l="$long" '/^BenchmarkShadowTrue/{printf "%s %.2f %.1f %.2f\n", v, (l-s)/40, $3/1e6, $5}' "$tmp/last.out" |
         tee -a "$f" | awk '{printf "%s %6.2f cpu-ms per hypothesis  %6.1f ms/op  %5.2f cpu-ms/op (init and command)\n", $1, $2, $3, $4}'
@@ -117,8 +120,8 @@ f="$tmp/cp"; : > "$f"
 for i in $(seq "$rounds"); do
   for v in old new; do
     run=(env XDG_STATE_HOME="$fs/state-$v" "$tmp/$v-shadow" --mode copy --require-seal --headless --events --no-record -j 1 -C "$ws")
-    short=$(cpu "${run[@]}" "$tmp/n8.json" -- true)
-    long=$(cpu "${run[@]}" "$tmp/n40.json" -- true)
+    short=$(cpu_ms "${run[@]}" "$tmp/n8.json" -- true)
+    long=$(cpu_ms "${run[@]}" "$tmp/n40.json" -- true)
     wall=$(per_hyp "$tmp/last.out")
     awk -v v="$v" -v s="$short" -v l="$long" -v w="$wall" 'BEGIN{printf "%s %.2f %.1f\n", v, (l-s)/32, w}' |
       tee -a "$f" | awk '{printf "%s %6.2f cpu-ms per hypothesis  %6.1f ms hyp_started to hyp_finished (median of 40)\n", $1, $2, $3}'
