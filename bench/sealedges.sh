@@ -23,6 +23,10 @@
 #      lately) is most of a hypothesis's CPU and swings it by tens of ms,
 #      burying the seal's share; the walk the seal's read rules make (/,
 #      then the bench's dir under /tmp) stays the same.
+# Measured (docs/figures.md, "the seal's edges' share"): d2c87d9 against
+# 76d04be, 7 rounds at load 30-41 on 2 cores: overlay as root +0.8 ms CPU
+# per hypothesis (paired +1.2), as shadowci +1.9 (paired +1.2), copy
+# sealed +0.4 (paired -0.1); target +2.
 # usage: bench/sealedges.sh [ROUNDS]   (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
