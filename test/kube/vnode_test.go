@@ -27,7 +27,8 @@ import (
 // reads the finished ones' through the API server, which reaches the node's
 // kubelet API over TLS it verifies. The merged winner and ranking are one
 // unsharded run's. A Job whose node selector matches no node stays
-// pending, and collect says why in the scheduler's words.
+// pending, and collect says why in the scheduler's words. Then Pod
+// Security's baseline level (baselineOnTheVirtualNode).
 func TestKubeVirtualNodeRunsTheJob(t *testing.T) {
 	// The node lifecycle controller: it takes the not-ready taint the API
 	// server puts on a new node (TaintNodesByCondition) off once the node
@@ -149,6 +150,8 @@ func TestKubeVirtualNodeRunsTheJob(t *testing.T) {
 			t.Errorf("pod %s of the unplaceable Job: node %q, phase %s", pod.Name, pod.Spec.NodeName, pod.Status.Phase)
 		}
 	}
+
+	baselineOnTheVirtualNode(t, ctx, c, bin, ws, spec, whole)
 }
 
 // collectUntil runs shadow until a line of its stderr holds want (or the
