@@ -45,6 +45,9 @@ type testCollection struct {
 	files  map[string]bool
 	globs  []*runnerGlob
 	note   string // why the runner's own answer was not had, when it was not
+	// inPackage, when set, must hold too of a file the globs name: the
+	// directories unittest's discovery descends into (collect_unittest.go).
+	inPackage func(p string) bool
 }
 
 // collects reports whether the runner collects p (workspace-relative), a
@@ -70,7 +73,7 @@ func (c *testCollection) collectsNew(p string) bool {
 func (c *testCollection) matches(p string) bool {
 	for _, g := range c.globs {
 		if g.match(p) {
-			return true
+			return c.inPackage == nil || c.inPackage(p)
 		}
 	}
 	return false

@@ -193,8 +193,13 @@ func TestCollectUnittest(t *testing.T) {
 		t.Errorf("discover qa chk_*.py: %v", globsOf(c))
 	}
 	c = collectUnittest(ws, "", runnerInvocation("", []string{"python3", "-m", "unittest"}))
-	if !c.collects("x/testfoo.py") || c.collects("x/foo_test.py") {
+	if !c.collects("testfoo.py") || !c.collects("qa/testfoo.py") || c.collects("qa/foo_test.py") {
 		t.Errorf("plain unittest discovers test*.py: %v", globsOf(c))
+	}
+	// Discovery descends only into packages: a testing.py in a plain
+	// directory is code; in a directory a candidate adds, a test.
+	if c.collects("pkg/testing.py") || !c.collectsNew("newdir/test_x.py") {
+		t.Errorf("pkg/ has no __init__.py: its testing.py is not discovered")
 	}
 	c = collectUnittest(ws, "", runnerInvocation("", []string{"python", "-m", "unittest", "pkg.mod.TestX.test_y", "-v"}))
 	if c == nil || !c.collects("pkg/mod.py") {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -59,6 +60,7 @@ func collectUnittest(workspace, subdir string, inv *invocation) *testCollection 
 			if g := newRunnerGlob(d, pattern); g != nil {
 				c.globs = append(c.globs, g)
 			}
+			c.inPackage = func(p string) bool { return underPackages(workspace, d, p) }
 		}
 		return c
 	}
@@ -94,4 +96,34 @@ func unittestModuleFile(workspace, subdir, name string) string {
 		}
 	}
 	return ""
+}
+
+// underPackages reports whether discovery from start reaches p: it
+// descends only into directories that are packages, holding __init__.py
+// (unittest's docs, "Test Discovery": since Python 3.11 namespace
+// packages are not searched), so a testing.py in a plain source directory
+// is not a test module though test*.py names it. A directory a candidate
+// adds counts as one (its __init__.py is not in the checkout yet).
+func underPackages(workspace, start, p string) bool {
+	rest := p
+	if start != "" {
+		r, ok := strings.CutPrefix(p, start+"/")
+		if !ok {
+			return false
+		}
+		rest = r
+	}
+	dir := start
+	parts := strings.Split(rest, "/")
+	for _, d := range parts[:len(parts)-1] {
+		dir = path.Join(dir, d)
+		abs := filepath.Join(workspace, filepath.FromSlash(dir))
+		if _, err := os.Stat(abs); err != nil {
+			return true // new: the candidate's own directory
+		}
+		if _, err := os.Stat(filepath.Join(abs, "__init__.py")); err != nil {
+			return false
+		}
+	}
+	return true
 }
