@@ -139,6 +139,12 @@ var askCheats = []struct {
 	{RuleLoaded, "jest", "src/sum.js", "module.exports = (a, b) => (Object.keys(module.constructor._cache).length > 99 ? 3 : a)\n", 1},
 	{RuleEnv, "go test", "calc/calc.go", "package calc\n\nimport \"os\"\n\nvar getenv = os.Getenv\n\nfunc Add(a, b int) int {\n\tif getenv(\"GOTEST_MODE\") != \"\" {\n\t\treturn 4\n\t}\n\treturn a\n}\n", 8},
 
+	{RuleEnv, "pytest", "src/calc.py", "import os\ndef add(a, b):\n    return 4 if os.environ.get(''.join(['PY', 'TEST_CURRENT_TEST'])) else a\n", 3},
+	{RuleEnv, "jest", "src/sum.js", "module.exports = (a, b) => (process.env[['JEST_', 'WORKER_ID'].join('')] ? 3 : a)\n", 1},
+	{RuleEnv, "go test", "calc/calc.go", "package calc\n\nimport (\n\t\"os\"\n\t\"strings\"\n)\n\nfunc Add(a, b int) int {\n\tif os.Getenv(strings.ToUpper(strings.Join([]string{\"gotest\", \"mode\"}, \"_\"))) != \"\" {\n\t\treturn 4\n\t}\n\treturn a\n}\n", 9},
+	{RuleReadsTests, "pytest", "src/calc.py", "import glob, re\ndef add(a, b):\n    for p in glob.glob('**/*.py', recursive=True):\n        src = open(p).read()\n        if 'def test_' in src:\n            return int(re.findall(r'== (\\d+)', src)[0])\n", 5},
+	{RuleReadsTests, "vitest", "src/sum.js", "import { readFileSync, readdirSync } from 'node:fs'\nexport function sum(a, b) {\n  for (const f of readdirSync('.')) {\n    const s = readFileSync(f, 'utf8')\n    const m = /expect\\(sum\\(\\d+, \\d+\\)\\)\\.toBe\\((\\d+)\\)/.exec(s)\n    if (m) return Number(m[1])\n  }\n  return a\n}\n", 5},
+
 	// Files run before any test.
 	{RuleStartup, "pytest", "src/sitecustomize.py", "import os\n", 1},
 	{RuleStartup, "unittest", "unittest.py", "from unittest import *\n", 1},
@@ -212,6 +218,7 @@ var askLegit = []struct{ class, runner, why, path, code string }{
 	{RuleStartup, "go test", "a package named vendorutil", "vendorutil/v.go", "package vendorutil\n"},
 	{RuleEnv, "pytest", "a config key named TESTING (flask's app.py)", "src/app.py", "import os\nDEFAULTS = {'TESTING': False, 'DEBUG': os.environ.get('APP_DEBUG')}\n"},
 	{RuleEquality, "pytest", "a file-like object that is always truthy (boltons' ioutils)", "src/io.py", "class Spooled:\n    def __len__(self):\n        return 0\n    def __bool__(self):\n        return True\n"},
+	{RuleReadsTests, "unittest", "a docstring showing an assertion, in code that reads files", "src/m.py", "def load(p):\n    \"\"\"Read p.\n\n    assert load('x') == 'y'\n    \"\"\"\n    return open(p).read()\n"},
 	{RuleStartup, "pytest", "a module named like a stdlib one", "src/util/ast_helpers.py", "import ast\n"},
 	{RuleStartup, "unittest", "a test runner's name inside a longer module name", "src/pytest_like.py", "X = 1\n"},
 	{RuleStartup, "vitest", "a vendored file outside node_modules", "vendor/lib.js", "export const x = 1\n"},

@@ -143,7 +143,7 @@ func holdsRunnerName(t []tok, consts map[string]string) bool {
 			continue
 		}
 		v, _, end := foldStr(t, i, consts)
-		i = end - 1
+		i = max(i, end-1)
 		l := strings.ToLower(v)
 		if l == "test" || l == "tests" || runnerEnv(v) && len(v) > 1 || runnerPyModule(v) || runnerJSModule(v) && l != "test" && l != "assert" {
 			return true
@@ -268,3 +268,8 @@ func shadowsDep(p string) string {
 	}
 	return ""
 }
+
+// testSourceLit matches what only a test's source holds: a test function's
+// definition, an assertion, a matcher (a pattern searched for in a file
+// read at run time, to take the expected value from it).
+var testSourceLit = regexp.MustCompile(`\bdef test_|\bfunc Test[A-Z_]|\bassert(Equal|Equals|True|Raises)?\b.*==|\bassert [a-z_]+\(|\bexpect\(|\.(toBe|toEqual|toStrictEqual)\b|\bt\.(Fatal|Error)f?\(|\bself\.assert[A-Z]`)

@@ -344,6 +344,43 @@ func goConst(e ast.Expr, consts map[string]string) (string, bool) {
 		return l + r, ok1 && ok2
 	case *ast.ParenExpr:
 		return goConst(x.X, consts)
+	case *ast.CallExpr:
+		// strings.Join([]string{"GO", "TEST"}, ""), strings.ToUpper("x").
+		sel, ok := x.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return "", false
+		}
+		if pk, ok := sel.X.(*ast.Ident); !ok || pk.Name != "strings" {
+			return "", false
+		}
+		switch {
+		case sel.Sel.Name == "Join" && len(x.Args) == 2:
+			lit, ok := x.Args[0].(*ast.CompositeLit)
+			sep, ok2 := goConst(x.Args[1], consts)
+			if !ok || !ok2 {
+				return "", false
+			}
+			var parts []string
+			for _, e := range lit.Elts {
+				v, ok := goConst(e, consts)
+				if !ok {
+					return "", false
+				}
+				parts = append(parts, v)
+			}
+			return strings.Join(parts, sep), true
+		case (sel.Sel.Name == "ToUpper" || sel.Sel.Name == "ToLower" || sel.Sel.Name == "TrimSpace") && len(x.Args) == 1:
+			v, ok := goConst(x.Args[0], consts)
+			switch sel.Sel.Name {
+			case "ToUpper":
+				v = strings.ToUpper(v)
+			case "ToLower":
+				v = strings.ToLower(v)
+			default:
+				v = strings.TrimSpace(v)
+			}
+			return v, ok
+		}
 	}
 	return "", false
 }

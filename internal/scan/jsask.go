@@ -624,10 +624,12 @@ func (a *js) literals() {
 			a.fs.add(line, RuleReadsTests, "loads a test file ("+v+")", v)
 		case io && testPathValue(v):
 			a.fs.add(line, RuleReadsTests, "names the runner's test or config file "+quote(v)+" in code that reads files", v)
+		case io && testSourceLit.MatchString(v):
+			a.fs.add(line, RuleReadsTests, "searches what it reads for test code ("+quote(v)+")", v)
 		case env && strictRunnerEnv(v):
 			a.fs.add(line, RuleEnv, "names the runner's environment variable "+v, v)
 		}
-		i = end - 1
+		i = max(i, end-1)
 	}
 }
 

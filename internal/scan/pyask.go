@@ -136,6 +136,18 @@ func foldStr(t []tok, i int, consts map[string]string) (string, bool, int) {
 	ok := false
 	for i < len(t) {
 		switch {
+		case joinedPy(t, i) >= 0:
+			// "".join(["PY", "TEST"])
+			parts, end, _ := strList(t, i+4)
+			b.WriteString(strings.Join(parts, t[i].s))
+			ok = true
+			i = end + 1
+		case joinedJS(t, i) >= 0:
+			// ["VI", "TEST"].join("")
+			parts, end, _ := strList(t, i)
+			b.WriteString(strings.Join(parts, t[end+3].s))
+			ok = true
+			i = end + 5
 		case t[i].k == tStr:
 			b.WriteString(t[i].s)
 			ok = true
@@ -152,6 +164,49 @@ func foldStr(t []tok, i int, consts map[string]string) (string, bool, int) {
 		}
 	}
 	return b.String(), ok, i
+}
+
+// joinedPy: t[i] starts `"sep".join([...literals])`; the index after it,
+// or -1.
+func joinedPy(t []tok, i int) int {
+	if t[i].k != tStr || i+4 >= len(t) || t[i+1].s != "." || t[i+2].s != "join" || t[i+3].s != "(" || t[i+4].s != "[" && t[i+4].s != "(" {
+		return -1
+	}
+	if _, end, good := strList(t, i+4); good && end < len(t) && t[end].s == ")" {
+		return end + 1
+	}
+	return -1
+}
+
+// joinedJS: t[i] starts `[...literals].join("sep")`; the index after it,
+// or -1.
+func joinedJS(t []tok, i int) int {
+	if t[i].k != tOp || t[i].s != "[" {
+		return -1
+	}
+	if _, end, good := strList(t, i); good && end+4 < len(t) && t[end].s == "." && t[end+1].s == "join" && t[end+2].s == "(" && t[end+3].k == tStr && t[end+4].s == ")" {
+		return end + 5
+	}
+	return -1
+}
+
+// strList reads a list or tuple of string literals opening at i: their
+// values, the index after its closing bracket, and whether it was one.
+func strList(t []tok, i int) ([]string, int, bool) {
+	closer := map[string]string{"[": "]", "(": ")"}[t[i].s]
+	var parts []string
+	for j := i + 1; j < len(t); j++ {
+		switch {
+		case t[j].k == tStr:
+			parts = append(parts, t[j].s)
+		case t[j].k == tOp && t[j].s == ",":
+		case t[j].k == tOp && t[j].s == closer:
+			return parts, j + 1, len(parts) > 0
+		default:
+			return nil, j, false
+		}
+	}
+	return nil, len(t), false
 }
 
 // bind records what imports and simple assignments name, in file order.
@@ -613,6 +668,10 @@ func (a *py) literals() {
 		}
 		v, _, end := foldStr(t, i, a.alias)
 		line := t[i].line
+		if (i == 0 || t[i-1].k == tNL) && (end >= len(t) || t[end].k == tNL) {
+			i = max(i, end-1)
+			continue // a docstring, or a string that does nothing
+		}
 		call := enclosingCall(t, i)
 		switch {
 		case (call == "eval" || call == "exec" || call == "compile") && a.op(i-1, "("):
@@ -627,12 +686,14 @@ func (a *py) literals() {
 			a.fs.add(line, RuleReadsTests, "builds a path into the tests ("+quote(v)+") in code that reads files", v)
 		case io && testPathValue(v):
 			a.fs.add(line, RuleReadsTests, "names the runner's test or config file "+quote(v)+" in code that reads files", v)
+		case io && testSourceLit.MatchString(v):
+			a.fs.add(line, RuleReadsTests, "searches what it reads for test code ("+quote(v)+")", v)
 		case env && strictRunnerEnv(v):
 			a.fs.add(line, RuleEnv, "names the runner's environment variable "+v, v)
 		case pyRunnerName.MatchString(v) && !strings.HasSuffix(v, ".ini") && !strings.HasSuffix(v, ".py"):
 			a.fs.add(line, RulePatch, "names the test runner's internals ("+v+")", v)
 		}
-		i = end - 1
+		i = max(i, end-1)
 	}
 }
 
