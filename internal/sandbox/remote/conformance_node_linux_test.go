@@ -37,4 +37,3 @@ func TestRemoteConformance(t *testing.T) {
 		})
 	}
 }
-
