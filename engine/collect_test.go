@@ -311,3 +311,27 @@ func TestJudgePathsInFollowsTheRunner(t *testing.T) {
 		t.Errorf("judge part %v, want [qa/chk_calc.py]", got)
 	}
 }
+
+// Where the judge did not know a test file (no runner to ask), a test a
+// candidate appended there is not "a test the judge does not have": the
+// baseline's run named tests of that file, so it is the runner's. The
+// candidate, judged with its own change of it, is disqualified, not
+// tampered; a name in no such file is still evidence.
+func TestAppendedTestInAMissedTestFile(t *testing.T) {
+	mk := func(name string, files []string, passed ...string) *result {
+		r := &result{Result: &Result{Name: name, Status: StatusPassed, Files: files, Tests: &Tests{Framework: "pytest", Passed: len(passed)}}, judged: true}
+		r.passedTests, r.failedTests = set(passed), map[string]bool{}
+		return r
+	}
+	base := mk("baseline", nil, "qa/check_calc.py::test_zero", "qa/check_calc.py::test_two")
+	fix := mk("fix_append", []string{"calc.py", "qa/check_calc.py"}, "qa/check_calc.py::test_zero", "qa/check_calc.py::test_two", "qa/check_calc.py::test_three")
+	forged := mk("forged", []string{"calc.py"}, "qa/check_calc.py::test_zero", "qa/check_calc.py::test_two", "qa/check_other.py::test_x")
+	tamperVerdict([]*result{base, fix, forged}, base)
+	tamperVerdict([]*result{base, fix, forged}, base) // again, as rank may
+	if fix.Tampered != nil || fix.Disqualified == nil || strings.Count(*fix.Disqualified, "qa/check_calc.py") != 1 {
+		t.Errorf("fix_append: tampered %v disqualified %v", fix.Tampered, fix.Disqualified)
+	}
+	if forged.Tampered == nil || !strings.Contains(*forged.Tampered, "the judge does not have") {
+		t.Errorf("forged: tampered %v", forged.Tampered)
+	}
+}
