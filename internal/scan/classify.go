@@ -87,11 +87,16 @@ func testPathValue(s string) bool {
 	// Every alternative of testPathLit holds one of these: most strings
 	// hold none, and the expression is the scan's costliest step.
 	l := strings.ToLower(s)
+	if mimeType.MatchString(l) {
+		return false // application/test is a media type, not a path
+	}
 	if !strings.Contains(l, "test") && !strings.Contains(l, "spec") && !strings.Contains(l, "jest") && !strings.Contains(l, "vite") && !strings.Contains(l, "tox.ini") && !strings.Contains(l, "coveragerc") {
 		return false
 	}
 	return testPathLit.MatchString(s)
 }
+
+var mimeType = regexp.MustCompile(`^(application|text|image|audio|video|multipart|message|font|model)/[\w.+-]+$`)
 
 // isProc is procLit with its cheap precondition first.
 func isProc(s string) bool { return strings.Contains(s, "/proc/") && procLit.MatchString(s) }

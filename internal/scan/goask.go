@@ -164,6 +164,9 @@ func goAnalyze(fs *findings, p, src string) {
 						fs.add(line(x), RuleStack, "asks for every goroutine's stack (pprof.Lookup(\"goroutine\"))", q)
 					}
 				}
+			case goStack[q] && goInRecovery(stack):
+				// A stack taken once recover() said a panic happened is a
+				// crash report (net/http's server logs one), not a question.
 			case goStack[q]:
 				fs.add(line(x), RuleStack, "asks for the call stack ("+q+")", q)
 			case goTesting[q]:
@@ -468,4 +471,35 @@ func goEnvCall(fs *findings, c *ast.CallExpr, q string, consts map[string]string
 			fs.add(at, RuleEnv, "reads the runner's environment variable "+name, name)
 		}
 	}
+}
+
+// goInRecovery: the innermost if around the node tests what recover()
+// returned (`if err := recover(); err != nil {`), so the node runs only
+// after a panic.
+func goInRecovery(stack []ast.Node) bool {
+	for i := len(stack) - 2; i >= 0; i-- {
+		ifs, ok := stack[i].(*ast.IfStmt)
+		if !ok {
+			continue
+		}
+		if i+1 < len(stack) && stack[i+1] != ifs.Body {
+			continue // in the condition, not the body
+		}
+		found := false
+		for _, n := range []ast.Node{ifs.Init, ifs.Cond} {
+			if n == nil {
+				continue
+			}
+			ast.Inspect(n, func(m ast.Node) bool {
+				if c, ok := m.(*ast.CallExpr); ok {
+					if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "recover" {
+						found = true
+					}
+				}
+				return !found
+			})
+		}
+		return found
+	}
+	return false
 }
