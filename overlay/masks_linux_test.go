@@ -25,8 +25,14 @@ func TestOutermostKeepsOnlyTopMasks(t *testing.T) {
 // one tmpfs more per hypothesis.
 func TestOverlayMaskInsideAMaskIsNoMount(t *testing.T) {
 	probe := needOverlay(t)
-	// Outside /tmp, which the hypothesis has a private one of.
-	state, err := os.MkdirTemp(".", "masktest-")
+	// Outside /tmp, which the hypothesis has a private one of (and the
+	// package's directory may be under it: CI tests a clone in /tmp), so
+	// in $HOME, which the hypothesis sees through its own layer.
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := os.MkdirTemp(home, ".shadow-masktest-")
 	if err != nil {
 		t.Fatal(err)
 	}
