@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/test/e2e"
@@ -225,14 +224,15 @@ func TestE2EHomeLayerNotFedByAnUnfinishedBaseline(t *testing.T) {
 	}
 	// Stale: the checkout changes while the baseline runs (it has built
 	// by then; the run goes on to its end).
-	e.Write("stale.sh", "sh build.sh; sleep 3\n", 0o755)
+	staleMarker := fmt.Sprintf("3.%d", os.Getpid())
+	e.Write("stale.sh", "sh build.sh; sleep "+staleMarker+"\n", 0o755)
 	c := e.Cmd("--headless", "--json", "-C", e.WS, homeSpec(e), "--", "sh", "stale.sh")
 	var buf strings.Builder
 	c.Stdout = &buf
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	e2e.WaitPresent(t, staleMarker) // the baseline has built and sleeps
 	e.Write("a/a.go", "package a\n\nfunc A() int { return 2 }\n", 0o644)
 	_ = c.Wait()
 	r = e.Report(buf.String())
