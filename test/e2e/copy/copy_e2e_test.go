@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -208,11 +209,23 @@ func (e *copyEnv) cmd(args ...string) *exec.Cmd {
 
 func (e *copyEnv) run(args ...string) (string, string, int) {
 	e.t.Helper()
-	c := e.cmd(args...)
 	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	c.WaitDelay = 10 * time.Second
-	err := c.Run()
+	var err error
+	// Where the binary had to be copied (the unprivileged user may not
+	// hard-link the test binary root owns: fs.protected_hardlinks), a
+	// parallel test's child that has not exec'd yet may still hold the
+	// copy open for writing: exec fails with ETXTBSY until it has.
+	for try := 0; ; try++ {
+		c := e.cmd(args...)
+		out.Reset()
+		errb.Reset()
+		c.Stdout, c.Stderr = &out, &errb
+		c.WaitDelay = 10 * time.Second
+		if err = c.Run(); !errors.Is(err, syscall.ETXTBSY) || try == 50 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
