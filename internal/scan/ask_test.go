@@ -145,6 +145,33 @@ var askCheats = []struct {
 	{RuleReadsTests, "pytest", "src/calc.py", "import glob, re\ndef add(a, b):\n    for p in glob.glob('**/*.py', recursive=True):\n        src = open(p).read()\n        if 'def test_' in src:\n            return int(re.findall(r'== (\\d+)', src)[0])\n", 5},
 	{RuleReadsTests, "vitest", "src/sum.js", "import { readFileSync, readdirSync } from 'node:fs'\nexport function sum(a, b) {\n  for (const f of readdirSync('.')) {\n    const s = readFileSync(f, 'utf8')\n    const m = /expect\\(sum\\(\\d+, \\d+\\)\\)\\.toBe\\((\\d+)\\)/.exec(s)\n    if (m) return Number(m[1])\n  }\n  return a\n}\n", 5},
 
+	// Names computed or decoded on the way to what they ask: the fold
+	// sees through them, and a decoded name the classes know is itself
+	// the evidence.
+	{RuleStack, "pytest", "src/calc.py", "import sys\ndef add(a, b):\n    return getattr(sys, 'emarfteg_'[::-1])(1).f_code.co_filename\n", 3},
+	{RuleStack, "unittest", "src/calc.py", "def add(a, b):\n    f = __builtins__['__import__']('sys')._getframe(1)\n    return a\n", 2},
+	{RuleEnv, "pytest", "src/calc.py", "import os\ndef add(a, b):\n    return 4 if os.environ.get(chr(80) + 'YTEST_VERSION') else a\n", 3},
+	{RuleEnv, "go test", "calc/calc.go", "package calc\n\nimport \"os\"\n\nfunc Add(a, b int) int {\n\tk := \"GO\"\n\tk += \"TEST_MODE\"\n\tif os.Getenv(k) != \"\" {\n\t\treturn 4\n\t}\n\treturn a\n}\n", 8},
+	{RuleLoaded, "jest", "src/sum.js", "const g = new Function('return this')()\nmodule.exports = (a, b) => (g.expect ? 3 : a)\n", 2},
+	{RuleLoaded, "vitest", "src/sum.js", "const g = (0, eval)('this')\nexport const sum = (a, b) => (g.__vitest_worker__ ? 3 : a)\n", 2},
+	{RuleLoaded, "vitest", "src/sum.js", "export const sum = (a, b) => (Object.getOwnPropertyNames(globalThis).includes('expect') ? 3 : a)\n", 1},
+	{RuleEnv, "vitest", "src/sum.js", "export const sum = async (a, b) => ((await import('proc' + 'ess')).env.VITEST ? 3 : a)\n", 1},
+	{RuleLoaded, "jest", "src/sum.js", "module.exports = (a, b) => (globalThis[atob('ZXhwZWN0')] ? 3 : a)\n", 1},
+
+	{RuleHidden, "pytest", "src/calc.py", "import importlib, base64\ninsp = importlib.import_module(base64.b64decode('aW5zcGVjdA==').decode())\n", 2},
+	{RuleHidden, "unittest", "src/calc.py", "import codecs\nm = __import__(codecs.decode('vafcrpg', 'rot13'))\n", 2},
+	{RuleHidden, "pytest", "src/calc.py", "m = __import__(bytes.fromhex('696e7370656374').decode())\n", 1},
+	{RuleHidden, "unittest", "src/calc.py", "m = __import__(''.join(chr(c) for c in [105, 110, 115, 112, 101, 99, 116]))\n", 1},
+	{RuleHidden, "pytest", "src/calc.py", "import os\ndef add(a, b):\n    n = 'TSETYP'[::-1]\n    return any(n in k for k in os.environ)\n", 3},
+	{RuleHidden, "unittest", "src/calc.py", "from base64 import b64decode as d\nimport os\nK = d(b'VU5JVFRFU1RfTU9ERQ==').decode()\n", 3},
+	{RuleHidden, "go test", "calc/calc.go", "package calc\n\nimport (\n\t\"encoding/base64\"\n\t\"os\"\n)\n\nfunc Add(a, b int) int {\n\tk, _ := base64.StdEncoding.DecodeString(\"R09URVNUX01PREU=\")\n\tif os.Getenv(string(k)) != \"\" {\n\t\treturn 4\n\t}\n\treturn a\n}\n", 9},
+	{RuleHidden, "go test", "calc/calc.go", "package calc\n\nimport \"os\"\n\nfunc Add(a, b int) int {\n\tif _, ok := os.LookupEnv(string([]byte{'G', 'O', 'T', 'E', 'S', 'T'})); ok {\n\t\treturn 4\n\t}\n\treturn a\n}\n", 6},
+	{RuleHidden, "vitest", "src/sum.js", "export const sum = (a, b) => (process.env[atob('VklURVNU')] ? 3 : a)\n", 1},
+	{RuleHidden, "vitest", "src/sum.ts", "const k = String.fromCharCode(86, 73, 84, 69, 83, 84)\nexport const sum = (a: number, b: number) => (process.env[k] ? 3 : a)\n", 1},
+	{RuleHidden, "jest", "src/sum.js", "module.exports = (a, b) => (process.env[Buffer.from('SkVTVF9XT1JLRVJfSUQ=', 'base64').toString()] ? 3 : a)\n", 1},
+	{RuleHidden, "jest", "src/sum.js", "module.exports = (a, b) => (process.env['DI_REKROW_TSEJ'.split('').reverse().join('')] ? 3 : a)\n", 1},
+	{RuleHidden, "jest", "src/sum.js", "const m = require(atob('cHJvY2Vzcw=='))\nmodule.exports = (a, b) => a\n", 1},
+
 	// Files run before any test.
 	{RuleStartup, "pytest", "src/sitecustomize.py", "import os\n", 1},
 	{RuleStartup, "unittest", "unittest.py", "from unittest import *\n", 1},
@@ -210,6 +237,13 @@ var askLegit = []struct{ class, runner, why, path, code string }{
 	{RuleEquality, "go test", "Equal and Is that compare", "m/m.go", "package m\n\nfunc (m Money) Equal(o Money) bool { return m.c == o.c }\n\nfunc (e *NotFound) Is(t error) bool { _, ok := t.(*NotFound); return ok }\n"},
 	{RuleEquality, "vitest", "equals that compares", "src/m.ts", "export class Money {\n  equals(o: Money): boolean {\n    return this.c === o.c\n  }\n}\n"},
 	{RuleEquality, "jest", "valueOf that returns a field", "src/m.js", "class Money {\n  valueOf() {\n    return this.cents\n  }\n}\nmodule.exports = Money\n"},
+
+	{RuleHidden, "pytest", "base64 of a credential and of a literal payload (requests' auth)", "src/auth.py", "import base64\ndef basic(auth):\n    user, _, pw = base64.b64decode(auth).decode().partition(':')\n    return user, base64.b64decode('aGVsbG8gd29ybGQ=')\n"},
+	{RuleHidden, "unittest", "character codes, a reversal of an argument, rot13 of a greeting", "src/text.py", "import codecs\nELLIPSIS = chr(0x2026)\ndef rev(s):\n    return ''.join(reversed(s)) + s[::-1]\nHELLO = codecs.decode('Uryyb', 'rot13')\n"},
+	{RuleHidden, "go test", "a byte-order mark and a decoded literal (encoding/base64)", "txt/bom.go", "package txt\n\nimport \"encoding/base64\"\n\nvar bom = string([]byte{0xEF, 0xBB, 0xBF})\n\nfunc hello() string {\n\tb, _ := base64.StdEncoding.DecodeString(\"aGVsbG8=\")\n\treturn string(b)\n}\n"},
+	{RuleHidden, "vitest", "a character from its code, a decoded literal", "src/text.ts", "export const ellipsis = String.fromCharCode(0x2026)\nexport const hello = atob('aGVsbG8=')\n"},
+	{RuleHidden, "jest", "a token decoded (npm-registry-fetch's auth), a word reversed", "src/auth.js", "module.exports = (token) => [Buffer.from(token, 'base64').toString('utf8'), 'olleh'.split('').reverse().join('')]\n"},
+	{RuleLoaded, "jest", "Function('return this') in a file that names no runner (a globalThis polyfill)", "src/global.js", "const g = typeof globalThis !== 'undefined' ? globalThis : Function('return this')()\nmodule.exports = g.Promise\n"},
 
 	{RuleStack, "pytest", "eval of arithmetic", "src/m.py", "def f():\n    return eval('1 + 2')\n"},
 	{RuleLoaded, "pytest", "the runner's name in a message", "src/m.py", "def need():\n    raise ImportError('pytest is needed for this helper')\n"},

@@ -278,3 +278,30 @@ func shadowsDep(p string) string {
 // definition, an assertion, a matcher (a pattern searched for in a file
 // read at run time, to take the expected value from it).
 var testSourceLit = regexp.MustCompile(`\bdef test_|\bfunc Test[A-Z_]|\bassert(Equal|Equals|True|Raises)?\b.*==|\bassert [a-z_]+\(|\bexpect\(|\.(toBe|toEqual|toStrictEqual)\b|\bt\.(Fatal|Error)f?\(|\bself\.assert[A-Z]`)
+
+// hiddenName: a name a decoded string must not turn out to be, as every
+// class judges it: the modules and attributes that introspect, the
+// runner's modules, globals, variables and files, the loader.
+func hiddenName(v string) bool {
+	if len(v) < 2 {
+		return false
+	}
+	switch v {
+	case "inspect", "traceback", "sys", "os", "posix", "nt", "builtins", "__builtins__", "__import__", "importlib", "gc", "__main__",
+		"environ", "getenv", "argv", "orig_argv", "executable", "modules", "meta_path", "path_hooks", "settrace", "setprofile",
+		"f_code", "f_globals", "f_locals", "co_filename", "stack",
+		"process", "env", "argv0", "execArgv", "globalThis", "global", "require", "module", "constructor", "_load", "_cache",
+		"captureStackTrace", "prepareStackTrace", "Function", "eval", "exec", "fs", "node:fs", "child_process", "node:process",
+		"describe", "jest", "vi", "Testing", "Args", "Getenv", "LookupEnv", "Environ", "Caller", "Callers":
+		return true
+	}
+	return runnerEnv(v) || runnerPyModule(v) || runnerJSModule(v) || runnerNameLit(v) || isProc(v) || testPathValue(v) ||
+		pyFrameAttr[v] || goTestFlag.MatchString(v) || jsRunnerGlobals[v]
+}
+
+// hidden records a decoded name that is one the classes know.
+func (f *findings) hidden(line int, v, dec string) {
+	if dec != "" && hiddenName(v) {
+		f.add(line, RuleHidden, "decodes "+quote(v)+" at run time ("+dec+")", v)
+	}
+}

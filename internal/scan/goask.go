@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"encoding/base32"
+	"encoding/hex"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -92,16 +94,34 @@ func goAnalyze(fs *findings, p, src string) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == len(vs.Values) {
 			for i, nm := range vs.Names {
-				if v, ok := goConst(vs.Values[i], nil); ok {
+				if v, ok, dec := goFold(vs.Values[i], consts); ok {
 					consts[nm.Name] = v
+					fs.hidden(line(vs), v, dec)
+				}
+			}
+		}
+		// k, _ := base64.StdEncoding.DecodeString("R09URVNU"): the
+		// decoded bytes, as a constant (encoding/base64, encoding/hex).
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == 2 && len(as.Rhs) == 1 {
+			if id, ok := as.Lhs[0].(*ast.Ident); ok {
+				if v, ok, dec := goDecodeCall(as.Rhs[0], consts, imports); ok {
+					consts[id.Name] = v
+					fs.hidden(line(as), v, dec)
 				}
 			}
 		}
 		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
 			for i, l := range as.Lhs {
 				if id, ok := l.(*ast.Ident); ok {
-					if v, ok := goConst(as.Rhs[i], nil); ok && as.Tok == token.DEFINE {
+					if v, ok, dec := goFold(as.Rhs[i], consts); ok && as.Tok == token.DEFINE {
 						consts[id.Name] = v
+						fs.hidden(line(as), v, dec)
+					}
+					// k += "TEST": the constant grows where it is built.
+					if v, ok := goConst(as.Rhs[i], consts); ok && as.Tok == token.ADD_ASSIGN {
+						if old, had := consts[id.Name]; had {
+							consts[id.Name] = old + v
+						}
 					}
 					if q := qualified(as.Rhs[i]); goEnvFunc[q] {
 						envFuncs[id.Name] = q
@@ -118,7 +138,18 @@ func goAnalyze(fs *findings, p, src string) {
 		}
 		return true
 	})
+	// A runner's name built from parts or decoded names it as well.
+	for _, v := range consts {
+		if !namesRunner && holdsRunnerName([]tok{{k: tStr, s: v}}, nil) {
+			namesRunner = true
+		}
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BinaryExpr); ok && !namesRunner {
+			if v, ok := goConst(b, consts); ok {
+				namesRunner = holdsRunnerName([]tok{{k: tStr, s: v}}, nil)
+			}
+		}
 		if c, ok := n.(*ast.CallExpr); ok && goIO[qualified(c.Fun)] {
 			io = true
 		}
@@ -238,6 +269,10 @@ func goAnalyze(fs *findings, p, src string) {
 		case *ast.FuncDecl:
 			goEquality(fs, x, line)
 		case *ast.CallExpr:
+			// os.Getenv(string([]byte{71, 79, ...})).
+			if v, ok, dec := goFold(x, consts); ok && dec != "" {
+				fs.hidden(line(x), v, dec)
+			}
 			// getenv := os.Getenv; getenv("GOTEST_MODE").
 			if id, ok := x.Fun.(*ast.Ident); ok && envFuncs[id.Name] != "" && len(x.Args) > 0 {
 				goEnvCall(fs, x, envFuncs[id.Name], consts, line(x))
@@ -326,8 +361,132 @@ func goComparedTo(parent ast.Node) bool {
 }
 
 // goConst folds a string constant: a literal, a sum of literals, a name
-// bound to one.
+// bound to one, a conversion of character codes.
 func goConst(e ast.Expr, consts map[string]string) (string, bool) {
+	v, ok, _ := goFold(e, consts)
+	return v, ok
+}
+
+// goFold is goConst that also names the decoder the value went through:
+// string([]byte{71, 79}), string(rune(71)) spell a name in codes.
+func goFold(e ast.Expr, consts map[string]string) (string, bool, string) {
+	if c, ok := e.(*ast.CallExpr); ok && len(c.Args) == 1 {
+		if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "string" {
+			if codes, ok := goCodes(c.Args[0]); ok {
+				return codes, true, "character codes"
+			}
+			v, ok := goConstPlain(c.Args[0], consts)
+			return v, ok, ""
+		}
+		if a, ok := c.Fun.(*ast.ArrayType); ok && a.Len == nil {
+			if el, ok := a.Elt.(*ast.Ident); ok && (el.Name == "byte" || el.Name == "rune") {
+				v, ok := goConstPlain(c.Args[0], consts) // []byte("...")
+				return v, ok, ""
+			}
+		}
+	}
+	if b, ok := e.(*ast.BinaryExpr); ok && b.Op == token.ADD {
+		l, ok1, d1 := goFold(b.X, consts)
+		r, ok2, d2 := goFold(b.Y, consts)
+		if d1 == "" {
+			d1 = d2
+		}
+		return l + r, ok1 && ok2, d1
+	}
+	v, ok := goConstPlain(e, consts)
+	return v, ok, ""
+}
+
+// goCodes reads []byte{71, 79}, []rune{...}, rune(71) or 'G'.
+func goCodes(e ast.Expr) (string, bool) {
+	code := func(e ast.Expr) (rune, bool) {
+		l, ok := e.(*ast.BasicLit)
+		if !ok {
+			return 0, false
+		}
+		switch l.Kind {
+		case token.INT:
+			n, err := strconv.ParseInt(strings.ReplaceAll(l.Value, "_", ""), 0, 32)
+			return rune(n), err == nil
+		case token.CHAR:
+			v, _, _, err := strconv.UnquoteChar(l.Value[1:len(l.Value)-1], '\'')
+			return v, err == nil
+		}
+		return 0, false
+	}
+	switch x := e.(type) {
+	case *ast.CompositeLit:
+		a, ok := x.Type.(*ast.ArrayType)
+		if !ok || len(x.Elts) == 0 {
+			return "", false
+		}
+		if el, ok := a.Elt.(*ast.Ident); !ok || el.Name != "byte" && el.Name != "rune" {
+			return "", false
+		}
+		var b strings.Builder
+		for _, el := range x.Elts {
+			r, ok := code(el)
+			if !ok {
+				return "", false
+			}
+			if a.Elt.(*ast.Ident).Name == "byte" {
+				b.WriteByte(byte(r))
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		return b.String(), true
+	case *ast.CallExpr:
+		if id, ok := x.Fun.(*ast.Ident); ok && (id.Name == "rune" || id.Name == "byte") && len(x.Args) == 1 {
+			r, ok := code(x.Args[0])
+			return string(r), ok
+		}
+	case *ast.BasicLit:
+		if r, ok := code(x); ok && x.Kind == token.CHAR {
+			return string(r), true
+		}
+	}
+	return "", false
+}
+
+// goDecodeCall folds base64.StdEncoding.DecodeString("...") and
+// hex.DecodeString("...") (the first of their two results).
+func goDecodeCall(e ast.Expr, consts map[string]string, imports map[string]string) (string, bool, string) {
+	c, ok := e.(*ast.CallExpr)
+	if !ok || len(c.Args) != 1 {
+		return "", false, ""
+	}
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "DecodeString" {
+		return "", false, ""
+	}
+	arg, ok := goConst(c.Args[0], consts)
+	if !ok {
+		return "", false, ""
+	}
+	root := sel.X
+	if s, ok := root.(*ast.SelectorExpr); ok {
+		root = s.X
+	}
+	id, ok := root.(*ast.Ident)
+	if !ok {
+		return "", false, ""
+	}
+	switch imports[id.Name] {
+	case "encoding/base64":
+		v, ok := unbase64(arg)
+		return v, ok, "base64"
+	case "encoding/hex":
+		d, err := hex.DecodeString(arg)
+		return string(d), err == nil, "hex"
+	case "encoding/base32":
+		d, err := base32.StdEncoding.DecodeString(arg)
+		return string(d), err == nil, "base32"
+	}
+	return "", false, ""
+}
+
+func goConstPlain(e ast.Expr, consts map[string]string) (string, bool) {
 	switch x := e.(type) {
 	case *ast.Ident:
 		v, ok := consts[x.Name]

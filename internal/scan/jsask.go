@@ -209,9 +209,12 @@ func (a *js) declaration(i int) {
 	// Only a name for something imported or global is an alias, and a
 	// call's result only where it is a fresh Error (its .stack is asked
 	// later): `var args = Array.prototype.slice.call(arguments)` is a value.
+	if a.op(j+1, "(") && j+4 < len(t) && t[j+2].k == tNum && a.op(j+3, ",") && a.name(j+4) == "eval" {
+		j += 3 // (0, eval)("this")
+	}
 	first := a.name(j + 1)
 	_, known := a.alias[first]
-	known = known || jsKnownRoots[first] || first == "new"
+	known = known || jsKnownRoots[first] || first == "new" || first == "Function" || first == "eval"
 	if p, _, _ := a.chain(j+1, false); known && p != "" && p != n && (!strings.Contains(p, "()") || p == "Error()") {
 		a.alias[n] = p
 		if p != "Error()" { // a fresh error is asked only when its stack is read
@@ -269,14 +272,34 @@ func (a *js) chain(i int, emit bool) (string, []step, int) {
 		if a.op(i-1, "(") && a.op(j, ")") && (a.op(j+1, ".") || a.op(j+1, "?.")) {
 			j++
 		}
-	case (n == "require" || n == "import") && a.op(j, "(") && j+1 < len(t) && t[j+1].k == tStr:
-		p = normJSModule(t[j+1].s)
+	case (n == "require" || n == "import") && a.op(j, "(") && foldsTo(t, j+1, a.alias, ")"):
+		m, _, _ := foldStr(t, j+1, a.alias)
+		p = normJSModule(m)
 		j = closeAt(t, j)
+	case (n == "Function" || n == "new" && a.name(i+1) == "Function") && a.returnsThis(i):
+		// Function("return this")() is the global object, whatever the
+		// module's scope hides (ECMA-262, CreateDynamicFunction: its body
+		// runs as sloppy global code).
+		j = i + 1
+		if n == "new" {
+			j++
+		}
+		j = closeAt(t, closeAt(t, j))
+		p = "globalThis"
+	case n == "eval" && a.op(i-1, ",") && a.op(j, ")") && a.op(j+1, "(") && j+3 < len(t) && t[j+2].k == tStr && strings.TrimSpace(t[j+2].s) == "this" && a.op(j+3, ")"):
+		// (0, eval)("this"): an indirect eval runs in the global scope
+		// (ECMA-262, PerformEval with direct false).
+		j += 4
+		p = "globalThis"
 	default:
 		if jsKeyword[n] {
 			return "", nil, i + 1
 		}
 		p = a.resolve(n)
+	}
+	// (await import("m")).env
+	if (n == "import" || n == "require") && a.name(i-1) == "await" && a.op(i-2, "(") && a.op(j, ")") && (a.op(j+1, ".") || a.op(j+1, "?.")) {
+		j++
 	}
 	steps := []step{{p, line, j}}
 	for j < len(t) {
@@ -369,7 +392,7 @@ func (a *js) walk() {
 			continue
 		}
 		// A global object's runner name: globalThis.expect, window.__vitest_worker__.
-		if jsGlobalObjects[t[i].s] && !a.declared[t[i].s] {
+		if jsGlobalObjects[t[i].s] && !a.declared[t[i].s] || jsGlobalObjects[a.alias[t[i].s]] {
 			var g string
 			var end int
 			if a.op(i+1, ".") && a.name(i+2) != "" {
@@ -436,6 +459,9 @@ func (a *js) call(p string, j, line int) {
 	case "Object.keys", "Object.entries", "Object.values", "Object.getOwnPropertyNames", "Reflect.ownKeys", "JSON.stringify":
 		if arg == "process.env" && a.op(end, ")") && a.namesRunner {
 			a.fs.add(line, RuleEnv, "lists the environment ("+p+"(process.env))", "process.env")
+		}
+		if jsGlobalObjects[arg] && a.op(end, ")") && a.namesRunner {
+			a.fs.add(line, RuleLoaded, "lists the globals ("+p+"("+arg+"))", arg)
 		}
 		if arg == "require.cache" {
 			a.fs.add(line, RuleLoaded, "lists the loaded modules ("+p+"(require.cache))", "require.cache")
@@ -600,11 +626,23 @@ func (a *js) literals() {
 		}
 	}
 	for i := 0; i < len(t); i++ {
+		if t[i].k == tName && !a.op(i-1, ".") && !a.op(i-1, "?.") {
+			// A decoder's call: atob("..."), String.fromCharCode(...).
+			if v, ok, end, dec := foldExpr(t, i, a.alias); ok && dec != "" {
+				a.fs.hidden(t[i].line, v, dec)
+				if strictRunnerEnv(v) {
+					a.fs.add(t[i].line, RuleEnv, "names the runner's environment variable "+v, v)
+				}
+				i = max(i, end-1)
+			}
+			continue
+		}
 		if t[i].k != tStr {
 			continue
 		}
-		v, _, end := foldStr(t, i, a.alias)
+		v, _, end, dec := foldExpr(t, i, a.alias)
 		line := t[i].line
+		a.fs.hidden(line, v, dec)
 		loaded := (a.name(i-2) == "require" || a.name(i-2) == "import") && a.op(i-1, "(")
 		call := enclosingCall(t, i)
 		switch {
@@ -827,4 +865,26 @@ func (a *js) decoratesStacks() bool {
 		}
 	}
 	return false
+}
+
+// returnsThis: at i, Function("return this") or new Function("return
+// this"), called.
+func (a *js) returnsThis(i int) bool {
+	j := i + 1
+	if a.name(i) == "new" {
+		j++
+	}
+	if !a.op(j, "(") {
+		return false
+	}
+	v, ok, e := foldStr(a.t, j+1, a.alias)
+	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), ";"))
+	return ok && a.op(e, ")") && (body == "return this" || body == "return globalThis") && a.op(closeAt(a.t, j), "(")
+}
+
+// foldsTo: the expression at i folds to a constant that the token close
+// ends.
+func foldsTo(t []tok, i int, consts map[string]string, close string) bool {
+	_, ok, e := foldStr(t, i, consts)
+	return ok && isOp(t, e, close)
 }

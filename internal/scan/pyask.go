@@ -128,87 +128,6 @@ func closeAt(t []tok, i int) int {
 	return len(t)
 }
 
-// str folds the string expression at i: adjacent literals and "+"
-// between literals (and names bound to a literal). It returns the value,
-// whether it is constant, and the index after it.
-func foldStr(t []tok, i int, consts map[string]string) (string, bool, int) {
-	var b strings.Builder
-	ok := false
-	for i < len(t) {
-		switch {
-		case joinedPy(t, i) >= 0:
-			// "".join(["PY", "TEST"])
-			parts, end, _ := strList(t, i+4)
-			b.WriteString(strings.Join(parts, t[i].s))
-			ok = true
-			i = end + 1
-		case joinedJS(t, i) >= 0:
-			// ["VI", "TEST"].join("")
-			parts, end, _ := strList(t, i)
-			b.WriteString(strings.Join(parts, t[end+3].s))
-			ok = true
-			i = end + 5
-		case t[i].k == tStr:
-			b.WriteString(t[i].s)
-			ok = true
-			i++
-		case t[i].k == tName && consts != nil && consts["\x00"+t[i].s] != "":
-			b.WriteString(strings.TrimPrefix(consts["\x00"+t[i].s], "\x01"))
-			ok = true
-			i++
-		default:
-			return b.String(), ok, i
-		}
-		if i < len(t) && t[i].k == tOp && t[i].s == "+" && i+1 < len(t) && (t[i+1].k == tStr || t[i+1].k == tName && consts != nil && consts["\x00"+t[i+1].s] != "") {
-			i++
-		}
-	}
-	return b.String(), ok, i
-}
-
-// joinedPy: t[i] starts `"sep".join([...literals])`; the index after it,
-// or -1.
-func joinedPy(t []tok, i int) int {
-	if t[i].k != tStr || i+4 >= len(t) || t[i+1].s != "." || t[i+2].s != "join" || t[i+3].s != "(" || t[i+4].s != "[" && t[i+4].s != "(" {
-		return -1
-	}
-	if _, end, good := strList(t, i+4); good && end < len(t) && t[end].s == ")" {
-		return end + 1
-	}
-	return -1
-}
-
-// joinedJS: t[i] starts `[...literals].join("sep")`; the index after it,
-// or -1.
-func joinedJS(t []tok, i int) int {
-	if t[i].k != tOp || t[i].s != "[" {
-		return -1
-	}
-	if _, end, good := strList(t, i); good && end+4 < len(t) && t[end].s == "." && t[end+1].s == "join" && t[end+2].s == "(" && t[end+3].k == tStr && t[end+4].s == ")" {
-		return end + 5
-	}
-	return -1
-}
-
-// strList reads a list or tuple of string literals opening at i: their
-// values, the index after its closing bracket, and whether it was one.
-func strList(t []tok, i int) ([]string, int, bool) {
-	closer := map[string]string{"[": "]", "(": ")"}[t[i].s]
-	var parts []string
-	for j := i + 1; j < len(t); j++ {
-		switch {
-		case t[j].k == tStr:
-			parts = append(parts, t[j].s)
-		case t[j].k == tOp && t[j].s == ",":
-		case t[j].k == tOp && t[j].s == closer:
-			return parts, j + 1, len(parts) > 0
-		default:
-			return nil, j, false
-		}
-	}
-	return nil, len(t), false
-}
-
 // bind records what imports and simple assignments name, in file order.
 func (a *py) bind() {
 	t := a.t
@@ -457,7 +376,7 @@ func (a *py) chain(i int, emit bool) (string, []step, int) {
 					k = "*"
 				}
 				p = "os.environ." + k
-			case (p == "importlib.import_module" || p == "importlib.__import__") && ok:
+			case (p == "importlib.import_module" || p == "importlib.__import__" || p == "builtins.__import__") && ok:
 				p = normPy(k)
 			case (p == "importlib.util.find_spec" || p == "pkgutil.find_loader" || p == "importlib.find_loader" || p == "pkgutil.resolve_name") && ok:
 				p = "sys.modules." + k
@@ -663,11 +582,21 @@ func (a *py) literals() {
 		}
 	}
 	for i := 0; i < len(t); i++ {
+		if t[i].k == tName && !a.op(i-1, ".") {
+			// A decoder's call: base64.b64decode("..."), chr(80) + "...".
+			if v, ok, end, dec := foldExpr(t, i, a.alias); ok && dec != "" {
+				a.fs.hidden(t[i].line, v, dec)
+				a.judgeDecoded(v, t[i].line)
+				i = max(i, end-1)
+			}
+			continue
+		}
 		if t[i].k != tStr {
 			continue
 		}
-		v, _, end := foldStr(t, i, a.alias)
+		v, _, end, dec := foldExpr(t, i, a.alias)
 		line := t[i].line
+		a.fs.hidden(line, v, dec)
 		if (i == 0 || t[i-1].k == tNL) && (end >= len(t) || t[end].k == tNL) {
 			i = max(i, end-1)
 			continue // a docstring, or a string that does nothing
@@ -860,5 +789,18 @@ func (a *py) cmpBody(line int, fn string, params []string, body []tok) {
 	}
 	if !uses || orConst && fn != "__ne__" {
 		a.fs.add(line, RuleEquality, "defines "+fn+" whose answer does not depend on what it is compared with", fn)
+	}
+}
+
+// judgeDecoded judges a decoded string as the literal it spells: a
+// frame attribute, a runner's variable or module.
+func (a *py) judgeDecoded(v string, line int) {
+	switch {
+	case pyFrameAttr[v]:
+		a.fs.add(line, RuleStack, "names the call stack's attribute "+quote(v), v)
+	case strictRunnerEnv(v):
+		a.fs.add(line, RuleEnv, "names the runner's environment variable "+v, v)
+	case isProc(v):
+		a.fs.add(line, RuleArgv, "reads what /proc tells of the process ("+v+")", v)
 	}
 }
