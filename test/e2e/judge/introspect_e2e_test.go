@@ -17,7 +17,9 @@ import (
 // an import alias, the test file read for its expected value, the caller's
 // file from runtime.Caller, the test binary's name from os.Executable, a
 // fresh Error's stack, vitest's worker global, the test file read by jest's
-// code, jest's expect global.
+// code, jest's expect global; and per runner a name hidden behind a
+// decoder (base64 of PYTEST_CURRENT_TEST, go test's "test.v" flag in
+// character codes, atob of VITEST, Buffer.from of JEST_WORKER_ID).
 // Every one passes the tests, so only the scan stands between it and the
 // win: each is suspicious, naming its file, line and class, and with no
 // clean candidate beside them nothing wins.
@@ -34,24 +36,28 @@ func TestE2EIntrospectingCheatsDoNotWin(t *testing.T) {
 		}, want: map[string]string{
 			"ask_stack":  "src/calc.py:5 asks for the call stack (sys._getframe) (introspect-stack",
 			"read_tests": `src/calc.py:8 builds a path into the tests ("tests") in code that reads files (reads-test-files`,
+			"hidden":     `src/calc.py:4 decodes "PYTEST_CURRENT_TEST" at run time (base64) (hides-what-it-asks`,
 		}},
 		{runner: "go", command: func(t *testing.T) []string {
 			return []string{need(t, "go"), "test", "./..."}
 		}, want: map[string]string{
 			"ask_stack": "calc/calc.go:10 asks for the call stack (runtime.Caller) (introspect-stack",
 			"ask_exe":   "calc/calc.go:9 asks which program runs it (os.Executable) (introspect-argv",
+			"hidden":    `calc/calc.go:5 decodes "test.v" at run time (character codes) (hides-what-it-asks`,
 		}},
 		{runner: "vitest", js: true, command: func(t *testing.T) []string {
 			return []string{need(t, "node"), "node_modules/vitest/vitest.mjs", "run"}
 		}, want: map[string]string{
 			"ask_stack":  "calc.js:2 asks for the call stack (Error().stack) (introspect-stack",
 			"ask_worker": `calc.js:2 asks whether the test runner is loaded ("__vitest_worker__" in globalThis) (introspect-loaded`,
+			"hidden":     "calc.js:2 reads the runner's environment variable VITEST (introspect-env",
 		}},
 		{runner: "jest", js: true, command: func(t *testing.T) []string {
 			return []string{need(t, "node"), "node_modules/jest/bin/jest.js", "--ci"}
 		}, want: map[string]string{
 			"read_tests":  `calc.js:5 names the runner's test or config file "calc.test.js" in code that reads files (reads-test-files`,
 			"ask_globals": "calc.js:2 asks whether the test runner is loaded (typeof expect) (introspect-loaded",
+			"hidden":      `calc.js:1 decodes "JEST_WORKER_ID" at run time (base64) (hides-what-it-asks`,
 		}},
 	}
 	jsModules, _ := filepath.Abs(filepath.Join("testdata", "runners", "js", "node_modules"))
