@@ -64,17 +64,11 @@ func jsTokens(src string) []tok {
 			line += strings.Count(src[i:i+2+e], "\n")
 			i += e + 4
 		case isIdentStart(c):
-			j := i
-			for j < n && isIdentChar(src[j]) {
-				j++
-			}
+			j := identEnd(src, i)
 			out = append(out, tok{k: tName, s: src[i:j], line: line})
 			i = j
-		case c >= '0' && c <= '9' || c == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9':
-			j := i
-			for j < n && (isIdentChar(src[j]) || src[j] == '.') {
-				j++
-			}
+		case numberStart(src, i):
+			j := numberEnd(src, i)
 			out = append(out, tok{k: tNum, s: src[i:j], line: line})
 			i = j
 		case c == '"' || c == '\'':
@@ -161,21 +155,13 @@ func jsTokens(src string) []tok {
 				b.WriteByte(src[j])
 				j++
 			}
-			j++
-			for j < n && isIdentChar(src[j]) {
-				j++
-			}
+			j = identEnd(src, j+1) // the flags
 			out = append(out, tok{k: tStr, s: strings.ReplaceAll(b.String(), `\.`, "."), line: line})
 			i = j
 		default:
 			op := src[i : i+1]
 			if i+1 < n && strings.IndexByte("=&|?.>*<+-", src[i+1]) >= 0 {
-				for _, o := range jsOps {
-					if strings.HasPrefix(src[i:], o) {
-						op = o
-						break
-					}
-				}
+				op = opAt(src, i, jsOps)
 			}
 			switch op {
 			case "(", "[":

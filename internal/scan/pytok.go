@@ -2,32 +2,7 @@ package scan
 
 import "strings"
 
-// tokKind is what a token of the Python or JavaScript tokenizer is.
-type tokKind int
-
-const (
-	tName tokKind = iota
-	tStr          // a string literal; s is its value ("*" for each interpolation)
-	tNum
-	tOp
-	tNL // the end of a logical line (Python) or a ';' / line end (JS)
-)
-
-// tok is one token: the tokenizers know strings, comments and brackets, so
-// that what a rule reads is code and a string's value, whatever quoting
-// or concatenation spelled it (the Python Language Reference, "Lexical
-// analysis"; ECMA-262, "Lexical Grammar").
-type tok struct {
-	k    tokKind
-	s    string
-	line int // 1-based
-}
-
-func isIdentStart(c byte) bool {
-	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
+var pyOps = []string{"**", "==", "!=", "<=", ">=", "->", ":=", "+=", "-=", "|=", "&=", "//", "<<", ">>"}
 
 // pyTokens splits Python source into tokens. The expressions inside an
 // f-string's braces are tokenized too (between a "(" and a ")"), since
@@ -63,10 +38,7 @@ func pyTokens(src string) []tok {
 				i++
 			}
 		case isIdentStart(c):
-			j := i
-			for j < n && isIdentChar(src[j]) {
-				j++
-			}
+			j := identEnd(src, i)
 			word := src[i:j]
 			if j < n && (src[j] == '"' || src[j] == '\'') && len(word) <= 3 && strings.Trim(strings.ToLower(word), "rbuf") == "" {
 				v, inner, end, lines := pyString(src, j, strings.ContainsAny(strings.ToLower(word), "r"), strings.ContainsAny(strings.ToLower(word), "f"))
@@ -92,21 +64,12 @@ func pyTokens(src string) []tok {
 			out = append(out, tok{k: tStr, s: v, line: line})
 			line += lines
 			i = end
-		case c >= '0' && c <= '9' || c == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9':
-			j := i
-			for j < n && (isIdentChar(src[j]) || src[j] == '.') {
-				j++
-			}
+		case numberStart(src, i):
+			j := numberEnd(src, i)
 			out = append(out, tok{k: tNum, s: src[i:j], line: line})
 			i = j
 		default:
-			op := src[i : i+1]
-			for _, two := range []string{"**", "==", "!=", "<=", ">=", "->", ":=", "+=", "-=", "|=", "&=", "//", "<<", ">>"} {
-				if strings.HasPrefix(src[i:], two) {
-					op = two
-					break
-				}
-			}
+			op := opAt(src, i, pyOps)
 			switch op {
 			case "(", "[", "{":
 				depth++
