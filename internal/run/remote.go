@@ -2,13 +2,11 @@ package run
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/sandbox"
-	"github.com/shadow-dev/shadow/internal/sandbox/freeze"
 )
 
 // remoteNodes are the run's nodes (docs/remote.md): --remote's over the
@@ -66,25 +64,6 @@ func (p *Plan) prepareRemote(ctx context.Context, cfg *engine.Config) (func(), e
 		cfg.Jobs = slots
 	}
 	return sb.Close, nil
-}
-
-// startRemoteFreeze is --freeze for a remote run, before any node is
-// synced: the source files are copied here at once and every mirror is
-// synced from that copy (the sandbox's engine.Freezer). Nothing changed
-// here after the copy can reach a node, so a run with no "local" node
-// reports no stale paths; the local node's jobs have the copy as a lower
-// layer, and, as in a local frozen run, only paths created since can reach
-// them.
-func (p *Plan) startRemoteFreeze(cfg *engine.Config, sb engine.Freezer) (func(*engine.Report), func(), error) {
-	base := SandboxBase(p.store, cfg.Workspace)
-	freeze.CleanFrozen(base)
-	dir := freeze.FrozenDir(base, cfg.RunID)
-	frozen, err := sb.Freeze(dir)
-	if err != nil {
-		freeze.RemoveFrozen(dir)
-		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
-	}
-	return frozenFix(frozen, sb.FrozenAll()), func() { freeze.RemoveFrozen(dir) }, nil
 }
 
 // staleFix is the report fixer that adds paths changed before the run's

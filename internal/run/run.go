@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/internal/sandbox"
 	"github.com/shadow-dev/shadow/overlay"
 	"github.com/shadow-dev/shadow/snap"
 
@@ -28,17 +29,17 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 	// and put its own in their place; fsutil.Pin).
 	pin := fsutil.PinDirs(p.store.Root)
 	cfg.RunID = snap.NewRunID(now)
-	var fix func(*engine.Report) // first to see the report: --freeze's, or a remote run's late changes
+	var fix func(*engine.Report) // a remote run's late changes
 	remoteRun := p.remote
-	if fz, ok := engine.As[engine.Freezer](cfg.Sandbox); p.freeze && ok {
-		// Before the nodes are synced: their mirrors are synced from it.
-		var cleanup func()
-		var err error
-		if fix, cleanup, err = p.startRemoteFreeze(&cfg, fz); err != nil {
-			return nil, err
-		}
-		defer cleanup()
+	// The layers beyond the checkout (--freeze's copy, the warm and home
+	// layers: internal/sandbox.StackLayers), before the nodes are synced:
+	// a frozen remote run's mirrors are synced from the copy.
+	layers, err := sandbox.StackLayers(&cfg, sandbox.LayerOptions{Store: p.store, Freeze: p.freeze,
+		NoWarm: p.noWarm, CopySkip: p.copySkip, Notices: p.notices})
+	if err != nil {
+		return nil, err
 	}
+	defer layers.Release()
 	// The sources as the nodes' syncs start (a run not frozen): a change
 	// made before the engine's own watch starts, while a node syncs late,
 	// may reach some nodes and not others.
@@ -59,18 +60,6 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 			fix = staleFix(changed)
 		}
 	}
-	if p.freeze && !remoteRun {
-		var cleanup func()
-		var err error
-		if fix, cleanup, err = p.startFreeze(&cfg); err != nil {
-			return nil, err
-		}
-		defer cleanup()
-	}
-	// The warm layer: stacked in every job, fed by the baseline when the
-	// run ends (first sink after --freeze's, which settles staleness).
-	wr := p.startWarm(&cfg)
-	defer wr.release()
 	var rec *snap.Run
 	var recorder func(engine.Event)
 	if !p.noRecord {
@@ -98,18 +87,12 @@ func (p *Plan) Run(ctx context.Context, sinks ...func(engine.Event)) (*engine.Re
 		cfg.LogDir = dir
 	}
 	// The report fixers complete the report before run_finished is
-	// delivered: --freeze's (or the late syncs') staleness first, then the
-	// warm layer's field, which reads it.
+	// delivered: the staleness (a frozen run's, or the late syncs') first,
+	// then the warm layer's field, which reads it.
 	if fix != nil {
 		cfg.FixReport = append(cfg.FixReport, fix)
 	}
-	if wr != nil {
-		cfg.FixReport = append(cfg.FixReport, func(r *engine.Report) {
-			if pin.Check() == nil { // never feed a replaced state dir
-				wr.finish(r)
-			}
-		})
-	}
+	cfg.FixReport = append(cfg.FixReport, layers.Fixers(pin.Check)...)
 	// No consumer slows the commands (engine.Broker): the record gets
 	// every event, the others may miss output while they lag.
 	consumers := []engine.Consumer{{Sink: recorder, Lossless: true}}

@@ -39,10 +39,6 @@ func checkHyps(sb engine.Sandbox, ws string, hyps []engine.Hypothesis) error {
 	return nil
 }
 
-// SandboxBase is where upper dirs and --freeze copies go
-// (internal/sandbox.Base).
-func SandboxBase(store snap.Store, ws string) string { return sandbox.Base(store, ws) }
-
 // ShadowDirs are the directories no hypothesis may see
 // (internal/sandbox.ShadowDirs).
 func ShadowDirs(store snap.Store) []string { return sandbox.ShadowDirs(store) }

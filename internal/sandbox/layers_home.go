@@ -1,4 +1,4 @@
-package run
+package sandbox
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/sandbox/warm"
+	"github.com/shadow-dev/shadow/snap"
 )
 
 // homeRun is one run's use of the workspace's home layer: the caches
@@ -38,9 +39,9 @@ type homeRun struct {
 
 // startHome acquires the home layer for the run and, when it is cold,
 // asks the engine to run the baseline alone first (cfg.First).
-func (p *Plan) startHome(w *warmRun, cfg *engine.Config, baseline string) *homeRun {
+func startHome(cfg *engine.Config, store snap.Store, ws, baseline string) *homeRun {
 	mode := cfg.Sandbox.Mode()
-	h := &homeRun{kind: warm.HomeOverlay, isolated: cfg.Net != "host" && cfg.Tmp != "shared", baseline: baseline, root: warm.HomeDir(p.store.Root), ws: w.ws}
+	h := &homeRun{kind: warm.HomeOverlay, isolated: cfg.Net != "host" && cfg.Tmp != "shared", baseline: baseline, root: warm.HomeDir(store.Root), ws: ws}
 	if mode == engine.ModeCopy {
 		h.kind, h.isolated = warm.HomeCopy, false // copy mode has no network namespace per job
 		if s, ok := engine.As[interface{ SealStatus() (string, string) }](cfg.Sandbox); ok {

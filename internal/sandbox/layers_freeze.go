@@ -1,50 +1,51 @@
-package run
+package sandbox
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/internal/sandbox/freeze"
+	"github.com/shadow-dev/shadow/snap"
 )
-
-// frozenSandbox stacks a copy of the source files above the workspace in
-// every job (--freeze).
-type frozenSandbox struct {
-	engine.Sandbox
-	dir string
-}
-
-// Unwrap lets the engine find what the wrapped sandbox implements
-// (engine.As): copy mode's CopyCounter, and the workspace hold a frozen
-// run still needs, since it reads the live checkout below its frozen layer
-// (ignored files, build caches).
-func (s frozenSandbox) Unwrap() engine.Sandbox { return s.Sandbox }
-
-func (s frozenSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
-	job.Lowers = append([]string{s.dir}, job.Lowers...)
-	return s.Sandbox.Run(ctx, job)
-}
 
 // startFreeze copies the workspace's source files (mtimes kept) to a
 // read-only layer above the workspace for every hypothesis of the run, and
 // returns a report fixer to run first (it narrows the report's stale
 // paths to the paths created since, the only changes that can reach a
-// frozen run) and the clean-up.
-func (p *Plan) startFreeze(cfg *engine.Config) (func(*engine.Report), func(), error) {
-	if !engine.CapabilitiesOf(cfg.Sandbox.Mode()).Lowers {
+// frozen run) and the clean-up. A sandbox that takes the copy itself
+// (engine.Freezer: remote) is handed where it goes instead.
+func startFreeze(cfg *engine.Config, store snap.Store) (func(*engine.Report), func(), error) {
+	fz, remote := engine.As[engine.Freezer](cfg.Sandbox)
+	if !remote && !engine.CapabilitiesOf(cfg.Sandbox.Mode()).Lowers {
 		return nil, nil, fmt.Errorf("--freeze needs overlay or copy mode (this run is %s)", cfg.Sandbox.Mode())
 	}
-	base := SandboxBase(p.store, cfg.Workspace)
+	base := Base(store, cfg.Workspace)
 	freeze.CleanFrozen(base)
 	dir := freeze.FrozenDir(base, cfg.RunID)
-	frozen, _, err := freeze.Freeze(cfg.Workspace, dir, engine.SourceFiles(cfg.Workspace, cfg.ScanExclude...))
+	var frozen map[string]bool
+	var err error
+	if remote {
+		frozen, err = fz.Freeze(dir)
+	} else {
+		frozen, _, err = freeze.Freeze(cfg.Workspace, dir, engine.SourceFiles(cfg.Workspace, cfg.ScanExclude...))
+	}
 	if err != nil {
 		freeze.RemoveFrozen(dir)
 		return nil, nil, fmt.Errorf("--freeze: copy the source files: %w", err)
 	}
-	cfg.Sandbox = frozenSandbox{Sandbox: cfg.Sandbox, dir: dir}
-	return frozenFix(frozen, false), func() { freeze.RemoveFrozen(dir) }, nil
+	unfreeze := func() { freeze.RemoveFrozen(dir) }
+	if remote {
+		// Every mirror is synced from the copy. Nothing changed here after
+		// it can reach a node, so a run with no "local" node reports no
+		// stale paths; the local node's jobs have the copy as a lower
+		// layer, and, as in a local frozen run, only paths created since
+		// can reach them.
+		return frozenFix(frozen, fz.FrozenAll()), unfreeze, nil
+	}
+	l := wrap(cfg.Sandbox)
+	l.frozen = dir
+	cfg.Sandbox = l
+	return frozenFix(frozen, false), unfreeze, nil
 }
 
 // frozenFix is the report fixer that marks a frozen run's report: its stale paths
