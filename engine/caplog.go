@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"sort"
@@ -81,7 +82,11 @@ func (c *cappedLog) Write(p []byte) {
 			c.giveBack()
 		}
 	}
-	c.keepTail(p)
+	// Bytes before max-tail can never be in the tail of an output larger
+	// than max (the only one cut): they are in the file, not the ring.
+	if from := c.max - c.tail - c.total; from < int64(len(p)) {
+		c.keepTail(p[max(from, 0):])
+	}
 	c.scan(p)
 	c.total += int64(len(p))
 }
@@ -137,6 +142,19 @@ func (c *cappedLog) tailBytes() []byte {
 // scan splits the output into lines, for the error sections.
 func (c *cappedLog) scan(p []byte) {
 	off := c.total
+	if off+int64(len(p)) < c.head {
+		// Lines of the head are kept anyway: only where the last one
+		// starts matters.
+		if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+			c.lineStart, c.line = off+int64(i+1), c.line[:0]
+			p = p[i+1:]
+			off = c.lineStart
+		}
+		if room := sectionLineKeep - len(c.line); room > 0 {
+			c.line = append(c.line, p[:min(room, len(p))]...)
+		}
+		return
+	}
 	for len(p) > 0 {
 		i := indexByte(p, '\n')
 		end := len(p)
@@ -149,21 +167,24 @@ func (c *cappedLog) scan(p []byte) {
 		off += int64(end)
 		p = p[end:]
 		if i >= 0 {
-			c.endLine(chunk{start: c.lineStart, end: off, b: c.line})
-			c.lineStart, c.line = off, nil
+			c.line = c.endLine(chunk{start: c.lineStart, end: off, b: c.line})
+			c.lineStart, c.line = off, c.line[:0]
 		}
 	}
 }
 
-func (c *cappedLog) endLine(l chunk) {
+// endLine takes one line of the output after the head; l.b is a buffer
+// reused for the next line (returned, it may have grown), so what is kept
+// of it is copied.
+func (c *cappedLog) endLine(l chunk) []byte {
 	if l.start < c.head { // in the head, kept anyway
-		return
+		return l.b
 	}
 	if len(l.b) > 0 && l.b[len(l.b)-1] != '\n' {
 		l.b = append(l.b, "…\n"...)
 	}
 	switch {
-	case !c.sectFull && opensSection(stripANSI(string(l.b))):
+	case !c.sectFull && opensSection(stripANSIBytes(l.b)):
 		for _, x := range c.ctx {
 			c.keepSection(x)
 		}
@@ -173,10 +194,16 @@ func (c *cappedLog) endLine(l chunk) {
 		c.keepSection(l)
 		c.open--
 	}
-	c.ctx = append(c.ctx, l)
-	if len(c.ctx) > sectionContext {
-		c.ctx = c.ctx[1:]
+	// The context is the last sectionContext lines, each in a buffer of
+	// its own, reused as they scroll out.
+	if len(c.ctx) < sectionContext {
+		c.ctx = append(c.ctx, chunk{l.start, l.end, append([]byte(nil), l.b...)})
+	} else {
+		old := c.ctx[0].b
+		copy(c.ctx, c.ctx[1:])
+		c.ctx[len(c.ctx)-1] = chunk{l.start, l.end, append(old[:0], l.b...)}
 	}
+	return l.b
 }
 
 func (c *cappedLog) keepSection(l chunk) {
@@ -187,6 +214,7 @@ func (c *cappedLog) keepSection(l chunk) {
 		c.sectFull, c.open = true, 0
 		return
 	}
+	l.b = append([]byte(nil), l.b...)
 	c.sections = append(c.sections, l)
 	c.sectBytes += int64(len(l.b))
 }

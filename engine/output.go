@@ -72,9 +72,7 @@ func (o *hypOutput) Write(p []byte) (int, error) {
 			}
 		}
 	}
-	if kept := o.tail.write(p); kept != "" {
-		o.pending = append(o.pending, kept...)
-	}
+	o.pending = o.tail.feed(o.pending, p)
 	if len(o.pending) >= 64<<10 {
 		o.flushLocked()
 	}
@@ -121,9 +119,7 @@ func (o *hypOutput) close() *parse.Summary {
 			if o.log != nil {
 				o.log.Write(rest)
 			}
-			if kept := o.tail.write(rest); kept != "" {
-				o.pending = append(o.pending, kept...)
-			}
+			o.pending = o.tail.feed(o.pending, rest)
 		}
 	}
 	if s := o.tail.flush(); s != "" {
