@@ -1,6 +1,9 @@
 package parse
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // plain reads the closing line any test harness can print, whatever its
 // language: "N passed, M failed" alone on a line, optionally followed by
@@ -21,6 +24,11 @@ func (p *plain) final() *Summary   { return p.t.summary("plain") }
 var plainLine = regexp.MustCompile(`^\s*(?:[A-Za-z][\w-]*:\s*)?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$`)
 
 func (p *plain) line(s string) {
+	// Every line plainLine matches holds " passed, ": the regexp runs on
+	// those only, not on each line of a flood.
+	if !strings.Contains(s, " passed, ") {
+		return
+	}
 	if m := plainLine.FindStringSubmatch(s); m != nil {
 		sk := 0
 		if m[3] != "" {
