@@ -15,6 +15,7 @@ import (
 
 	"github.com/shadow-dev/shadow/internal/sandbox/copy/dockerseccomp"
 	"github.com/shadow-dev/shadow/internal/sandbox/landlock"
+	"github.com/shadow-dev/shadow/internal/sandbox/sandboxtest"
 )
 
 // The sealed conformance routes where namespaces are really forbidden:
@@ -38,28 +39,6 @@ func maybeSeccomp() {
 		fmt.Fprintln(os.Stderr, "seccomp:", err)
 		os.Exit(125)
 	}
-}
-
-// jailTool is the repository's own test/tools/jail (bubblewrap with
-// --disable-userns), found by walking up from the test's directory, so a
-// clone runs the same confined tests CI does; $SHADOW_JAIL overrides it.
-func jailTool() string {
-	if p := os.Getenv("SHADOW_JAIL"); p != "" {
-		return p
-	}
-	dir, err := os.Getwd()
-	for err == nil {
-		p := filepath.Join(dir, "test", "tools", "jail")
-		if _, serr := os.Stat(p); serr == nil {
-			return p
-		}
-		// The repository's top (.git) ends the walk: nothing above it is the project's.
-		if _, serr := os.Lstat(filepath.Join(dir, ".git")); serr == nil || filepath.Dir(dir) == dir {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	return ""
 }
 
 // TestSealedConformanceConfined: TestSealedConformance's routes all fail
@@ -123,10 +102,10 @@ func TestSealedConformanceConfined(t *testing.T) {
 				c := exec.Command(argv[0], argv[1:]...)
 				switch {
 				case how == "jail":
-					if _, err := exec.LookPath("bwrap"); err != nil || jailTool() == "" {
+					if _, err := exec.LookPath("bwrap"); err != nil || sandboxtest.JailTool() == "" {
 						t.Skip("needs bubblewrap (apt-get install bubblewrap) (the jail is test/tools/jail; SHADOW_JAIL overrides it)")
 					}
-					jail := []string{jailTool()}
+					jail := []string{sandboxtest.JailTool()}
 					if !asRoot && cred != nil {
 						jail = append(jail, "-u", username)
 					}
