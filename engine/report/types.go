@@ -230,9 +230,18 @@ type HomeLayer struct {
 	BaselineFirst bool `json:"baseline_first"`
 	// Updated is the generation this run's baseline made current (0:
 	// none, Note says why); PromoteMS what taking its caches cost.
-	Updated   int    `json:"updated"`
-	PromoteMS int64  `json:"promote_ms"`
-	Note      string `json:"note,omitempty"`
+	Updated   int   `json:"updated"`
+	PromoteMS int64 `json:"promote_ms"`
+	// Downloads: the module zips, go.mod files and npm tarballs of any
+	// hypothesis that the checkout's go.sum or package-lock.json names,
+	// checked by shadow and kept in generation Updated; DownloadsRefused
+	// those a hypothesis wrote that no lockfile vouched for (or whose
+	// bytes did not match); DownloadsMS what checking and keeping them
+	// cost (docs/modes.md, "Checked downloads").
+	Downloads        int    `json:"downloads,omitempty"`
+	DownloadsRefused int    `json:"downloads_refused,omitempty"`
+	DownloadsMS      int64  `json:"downloads_ms,omitempty"`
+	Note             string `json:"note,omitempty"`
 }
 
 // NodeSync is one remote node's mirror sync before a run.

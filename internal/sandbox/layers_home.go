@@ -35,6 +35,8 @@ type homeRun struct {
 	caches []string // the cache dirs its environment named (overlay)
 	first  bool     // the baseline ran alone first
 	tool   string   // the command's name: a layer is cold for a tool none of its baselines ran
+
+	dl *dlRun // checked downloads (downloads.go); nil: the lockfiles name none
 }
 
 // startHome acquires the home layer for the run and, when it is cold,
@@ -60,6 +62,7 @@ func startHome(cfg *engine.Config, store snap.Store, ws, baseline string) *homeR
 	} else {
 		h.info.Note = "not used: " + err.Error()
 	}
+	h.startDownloads(cfg)
 	if baseline == "" {
 		return h
 	}
@@ -95,13 +98,26 @@ func (h *homeRun) job(job *engine.Job) {
 	if h.baseline != "" && job.Hyp.Name == h.baseline && !h.taken && h.harvest != nil {
 		h.taken = true
 		job.KeepHome = h.harvest.Upper
+		return
 	}
+	h.dl.keep(job)
 }
 
 // ended notes that the feeding baseline's job ended normally.
 func (h *homeRun) ended(job engine.Job) {
 	if h == nil || job.KeepHome == "" {
 		return
+	}
+	h.mu.Lock()
+	layer := h.dir
+	h.mu.Unlock()
+	if h.dl.ended(job, layer) {
+		return
+	}
+	if h.dl != nil {
+		h.dl.mu.Lock()
+		h.dl.baseEnv = job.Env
+		h.dl.mu.Unlock()
 	}
 	if _, err := os.Lstat(job.KeepHome); err != nil {
 		return
@@ -172,6 +188,7 @@ func (h *homeRun) finish(w *warmRun, r *engine.Report, why string) {
 	if why != "" {
 		h.info.Note = strings.TrimPrefix(h.info.Note+"; ", "; ") + "not updated: " + why
 	}
+	h.dl.finish(h, r.Run, why == "")
 	info := h.info
 	if r.Warm != nil {
 		r.Warm.Home = &info
@@ -192,6 +209,7 @@ func (h *homeRun) release() {
 	}
 	h.layer.Release()
 	h.harvest.Remove()
+	h.dl.release()
 	h.tidy()
 }
 

@@ -24,7 +24,9 @@ func (c *Count) Add(o Count) {
 
 // copyOut copies the regular file src (a symlink, device or anything else
 // is refused: a cache entry is none of those) into a new temporary file
-// in dir, at most max bytes, and returns its path. Its bytes are what the
+// in dir (scratch space beside the destination, on its filesystem, so
+// that nothing refused leaves even a directory behind), at most max
+// bytes, and returns its path. Its bytes are what the
 // caller hashes, so nothing the job can still change is ever trusted.
 func copyOut(src, dir string, max int64) (string, error) {
 	fi, err := os.Lstat(src)
@@ -72,6 +74,10 @@ func settle(tmp, to string) (bool, error) {
 	if _, err := os.Lstat(to); err == nil {
 		os.Remove(tmp)
 		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		os.Remove(tmp)
+		return false, err
 	}
 	if err := os.Rename(tmp, to); err != nil {
 		os.Remove(tmp)

@@ -57,7 +57,7 @@ func TestGoModCachePromotesWhatGoSumNames(t *testing.T) {
 	ws, src, dst := t.TempDir(), t.TempDir(), t.TempDir()
 	sum := fixtureModule(t, src, "real")
 	os.WriteFile(filepath.Join(ws, "go.sum"), []byte(sum), 0o644)
-	c, err := Read(ws, ".").GoModCache(src, dst)
+	c, err := Read(ws, ".").GoModCache(src, dst, t.TempDir())
 	if err != nil || c.Promoted != 2 || c.Refused != 0 {
 		t.Fatalf("promoted %+v, %v; want the zip and the go.mod", c, err)
 	}
@@ -69,7 +69,8 @@ func TestGoModCachePromotesWhatGoSumNames(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dst, "cache/download/example.com/!dep/@v/v1.0.0.info")); err == nil {
 		t.Errorf("the .info (unchecked) was promoted")
 	}
-	// cmd/go builds from what was promoted, offline.
+	// cmd/go loads the package from what was promoted, offline (and checks
+	// the .ziphash against go.sum).
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go is not installed")
@@ -78,12 +79,15 @@ func TestGoModCachePromotesWhatGoSumNames(t *testing.T) {
 	os.WriteFile(filepath.Join(main, "go.mod"), []byte("module m\n\ngo 1.21\n\nrequire example.com/Dep v1.0.0\n"), 0o644)
 	os.WriteFile(filepath.Join(main, "go.sum"), []byte(sum), 0o644)
 	os.WriteFile(filepath.Join(main, "m.go"), []byte("package main\n\nimport \"example.com/Dep\"\n\nfunc main() { println(dep.V()) }\n"), 0o644)
-	cmd := exec.Command(goBin, "run", ".")
+	cmd := exec.Command(goBin, "list", "-f", "{{.Dir}}", "example.com/Dep")
 	cmd.Dir = main
 	cmd.Env = append(os.Environ(), "GOMODCACHE="+dst, "GOPROXY=off", "GOFLAGS=-mod=mod", "GOSUMDB=off", "GOTOOLCHAIN=local", "GOCACHE="+t.TempDir())
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "real") {
-		t.Errorf("go run on the promoted cache: %v\n%s", err, out)
+	if err != nil {
+		t.Fatalf("go list on the promoted cache: %v\n%s", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "dep.go")); err != nil || !strings.Contains(string(b), "real") {
+		t.Errorf("go list found %s: %v %q", out, err, b)
 	}
 }
 
@@ -99,16 +103,16 @@ func TestGoModCacheRefusesWhatGoSumDoesNotName(t *testing.T) {
 	other := filepath.Join(src, "cache/download/example.com/other/@v")
 	os.MkdirAll(other, 0o755)
 	os.WriteFile(filepath.Join(other, "v1.0.0.mod"), []byte("module example.com/other\n"), 0o644)
-	c, err := Read(ws, ".").GoModCache(src, dst)
+	c, err := Read(ws, ".").GoModCache(src, dst, t.TempDir())
 	if err != nil || c.Promoted != 0 || c.Refused != 3 {
 		t.Fatalf("promoted %+v, %v; want all three refused", c, err)
 	}
 	os.Remove(filepath.Join(src, "cache/download/example.com/!dep/@v/v1.0.0.zip"))
 	os.Symlink(filepath.Join(real, "cache/download/example.com/!dep/@v/v1.0.0.zip"), filepath.Join(src, "cache/download/example.com/!dep/@v/v1.0.0.zip"))
-	if c, _ := Read(ws, ".").GoModCache(src, dst); c.Promoted != 0 {
+	if c, _ := Read(ws, ".").GoModCache(src, dst, t.TempDir()); c.Promoted != 0 {
 		t.Errorf("a symlink was followed: %+v", c)
 	}
-	if n := countFiles(dst); n != 0 {
+	if n := countAll(dst); n != 0 {
 		t.Errorf("%d files left in the destination", n)
 	}
 }
@@ -129,7 +133,7 @@ func TestNPMCachePromotesWhatTheLockfileNames(t *testing.T) {
 	sum := sha512.Sum512(tgz)
 	integ := "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
 	os.WriteFile(filepath.Join(ws, "package-lock.json"), []byte(`{"lockfileVersion":3,"packages":{"":{},"node_modules/a":{"integrity":"`+integ+`"}}}`), 0o644)
-	c, err := Read(ws, ".").NPMCache(src, dst)
+	c, err := Read(ws, ".").NPMCache(src, dst, t.TempDir())
 	if err != nil || c.Promoted != 1 || c.Refused != 1 {
 		t.Fatalf("promoted %+v, %v; want the real one, the forged one refused", c, err)
 	}
@@ -140,7 +144,7 @@ func TestNPMCachePromotesWhatTheLockfileNames(t *testing.T) {
 	// The same digest's path with other bytes in it.
 	dst2 := t.TempDir()
 	os.WriteFile(filepath.Join(src, "_cacache/content-v2/sha512", h[:2], h[2:4], h[4:]), forged, 0o644)
-	if c, _ := Read(ws, ".").NPMCache(src, dst2); c.Promoted != 0 || countFiles(dst2) != 0 {
+	if c, _ := Read(ws, ".").NPMCache(src, dst2, t.TempDir()); c.Promoted != 0 || countAll(dst2) != 0 {
 		t.Errorf("bytes that are not the named tarball's were promoted: %+v", c)
 	}
 	// Lockfile version 1 nests its dependencies.

@@ -17,7 +17,8 @@ import (
 )
 
 // GoModCache promotes into dst (a directory laid out as GOMODCACHE is)
-// the module zips and go.mod files that src, what a job wrote to its
+// (scratch: a directory of its own on dst's filesystem, for the copies
+// being checked) the module zips and go.mod files that src, what a job wrote to its
 // module cache, holds under cache/download and go.sum names, where
 // neither dst nor any of have (the layer's module cache) holds them yet:
 //
@@ -35,7 +36,7 @@ import (
 // Module paths and versions are case-encoded in the cache (module.
 // EscapePath): an entry whose name is no encoding of a path and version,
 // or not their one encoding, is refused.
-func (s *Sums) GoModCache(src, dst string, have ...string) (Count, error) {
+func (s *Sums) GoModCache(src, dst, scratch string, have ...string) (Count, error) {
 	var c Count
 	if s == nil || len(s.mod) == 0 {
 		return c, nil
@@ -73,9 +74,9 @@ func (s *Sums) GoModCache(src, dst string, have ...string) (Count, error) {
 		}
 		var n int64
 		if ext == ".mod" {
-			n, err = promoteMod(p, filepath.Join(dst, rel), want)
+			n, err = promoteMod(p, filepath.Join(dst, rel), scratch, want)
 		} else {
-			n, err = promoteZip(p, dst, rel, module.Version{Path: mod, Version: ver}, escPath+"@"+escVer, want, have)
+			n, err = promoteZip(p, dst, rel, scratch, module.Version{Path: mod, Version: ver}, escPath+"@"+escVer, want, have)
 		}
 		switch {
 		case err != nil:
@@ -111,8 +112,8 @@ func goModHash(data []byte) (string, error) {
 // promoteMod keeps the go.mod file src at to when its hash is want. It
 // returns the bytes kept, 0 when it was there already, -1 when refused;
 // an error only for what went wrong on shadow's side.
-func promoteMod(src, to, want string) (int64, error) {
-	tmp, err := copyOut(src, filepath.Dir(to), modzip.MaxGoMod)
+func promoteMod(src, to, scratch, want string) (int64, error) {
+	tmp, err := copyOut(src, scratch, modzip.MaxGoMod)
 	if err != nil {
 		return -1, nil
 	}
@@ -134,9 +135,9 @@ func promoteMod(src, to, want string) (int64, error) {
 // promoteZip keeps the zip src at dst/rel, with its .ziphash and its
 // extracted directory dst/dir, when its hash is want and it is a valid
 // zip of m.
-func promoteZip(src, dst, rel string, m module.Version, dir, want string, have []string) (int64, error) {
+func promoteZip(src, dst, rel, scratch string, m module.Version, dir, want string, have []string) (int64, error) {
 	to := filepath.Join(dst, rel)
-	tmp, err := copyOut(src, filepath.Dir(to), modzip.MaxZipFile)
+	tmp, err := copyOut(src, scratch, modzip.MaxZipFile)
 	if err != nil {
 		return -1, nil
 	}
@@ -150,18 +151,19 @@ func promoteZip(src, dst, rel string, m module.Version, dir, want string, have [
 		return 0, err
 	}
 	if !exists(filepath.FromSlash(dir), append([]string{dst}, have...)...) {
-		ok, err := unzip(tmp, filepath.Join(dst, filepath.FromSlash(dir)), m)
-		if err != nil || !ok {
+		ok, err := unzip(tmp, filepath.Join(dst, filepath.FromSlash(dir)), scratch, m)
+		switch {
+		case err != nil:
 			os.Remove(tmp)
-			if ok := err == nil; ok {
-				return -1, nil // not a valid module zip
-			}
 			return 0, err
+		case !ok:
+			os.Remove(tmp)
+			return -1, nil // not a valid module zip
 		}
 	}
 	hashTo := strings.TrimSuffix(to, ".zip") + ".ziphash"
 	if !exists(strings.TrimSuffix(rel, ".zip")+".ziphash", append([]string{dst}, have...)...) {
-		if err := writeNew(hashTo, []byte(want)); err != nil {
+		if err := writeNew(hashTo, scratch, []byte(want)); err != nil {
 			os.Remove(tmp)
 			return 0, err
 		}
@@ -172,14 +174,14 @@ func promoteZip(src, dst, rel string, m module.Version, dir, want string, have [
 	return fi.Size(), nil
 }
 
-// unzip extracts the checked zip into a temporary directory beside to,
+// unzip extracts the checked zip into a temporary directory in scratch,
 // then renames it into place. false, nil: the zip breaks a module zip's
 // rules (modzip.Unzip refused it).
-func unzip(zipFile, to string, m module.Version) (bool, error) {
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+func unzip(zipFile, to, scratch string, m module.Version) (bool, error) {
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return false, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(to), ".unzip-*")
+	tmp, err := os.MkdirTemp(scratch, ".unzip-*")
 	if err != nil {
 		return false, err
 	}
@@ -187,6 +189,9 @@ func unzip(zipFile, to string, m module.Version) (bool, error) {
 	x := filepath.Join(tmp, "x")
 	if err := modzip.Unzip(x, m, zipFile); err != nil {
 		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return false, err
 	}
 	if err := os.Rename(x, to); err != nil && !os.IsExist(err) {
 		return false, err
@@ -196,8 +201,11 @@ func unzip(zipFile, to string, m module.Version) (bool, error) {
 
 // writeNew writes data to a new file at to (read-only), through a
 // temporary file and a rename, so no reader sees half of it.
-func writeNew(to string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(to), ".write-*")
+func writeNew(to, scratch string, data []byte) error {
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(scratch, ".write-*")
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 const maxTarball = 1 << 30
 
 // NPMCache promotes into dst (a directory laid out as npm's cache is:
-// _cacache/content-v2/ALGO/…) the tarballs src, what a job wrote to its
+// _cacache/content-v2/ALGO/…; scratch as for GoModCache) the tarballs src, what a job wrote to its
 // npm cache, holds whose sha512 a package-lock.json of the checkout names,
 // where neither dst nor any of have holds them yet. cacache stores a
 // blob at content-v2/sha512/HEX[0:2]/HEX[2:4]/HEX[4:] by its own digest,
@@ -25,7 +25,7 @@ const maxTarball = 1 << 30
 // npm ci needs. The index-v5 entries that map a URL to a blob carry the
 // registry's HTTP headers, which no lockfile vouches for: none is kept,
 // and npm makes its own again when it next fetches the URL.
-func (s *Sums) NPMCache(src, dst string, have ...string) (Count, error) {
+func (s *Sums) NPMCache(src, dst, scratch string, have ...string) (Count, error) {
 	var c Count
 	if s == nil || len(s.npm) == 0 {
 		return c, nil
@@ -51,7 +51,7 @@ func (s *Sums) NPMCache(src, dst string, have ...string) (Count, error) {
 			return nil
 		}
 		to := filepath.Join(dst, rel)
-		tmp, err := copyOut(p, filepath.Dir(to), maxTarball)
+		tmp, err := copyOut(p, scratch, maxTarball)
 		if err != nil {
 			c.Refused++
 			return nil

@@ -25,8 +25,9 @@ type Sums struct {
 func (s *Sums) Empty() bool { return s == nil || len(s.mod) == 0 && len(s.npm) == 0 }
 
 // Read reads the lockfiles of the checkout ws: those in its root, in each
-// directory from there down to subdir (where the command runs), and in
-// every module a go.work in those directories uses. A module's go.sum
+// directory from there down to subdir (where the command runs), in the
+// directories near the root (lockDirs), and in every module a go.work in
+// those directories uses. A module's go.sum
 // names every module its build may fetch, the main module's and its
 // dependencies' (go.dev/ref/mod#go-sum-files); go.work.sum the rest of a
 // workspace's (go.dev/ref/mod#workspaces).
@@ -70,7 +71,47 @@ func Read(ws, subdir string) *Sums {
 	for _, d := range dirs {
 		read(d, true)
 	}
+	for _, d := range lockDirs(ws) {
+		read(d, true)
+	}
 	return s
+}
+
+// The directories below the root searched for lockfiles: a project's
+// nested packages (a JS fixture's own package-lock.json, a Go module in a
+// subdirectory) are commonly a level or two down. Bounded, as the walk
+// runs once per run before any job: not below maxLockDepth, at most
+// maxLockDirs directories, never into what holds installed or fetched
+// code (node_modules, vendor) or hidden directories (.git).
+const (
+	maxLockDepth = 3
+	maxLockDirs  = 4096
+)
+
+func lockDirs(ws string) []string {
+	var out []string
+	n := 0
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, de := range des {
+			name := de.Name()
+			if !de.IsDir() || strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || n >= maxLockDirs {
+				continue
+			}
+			n++
+			sub := filepath.Join(dir, name)
+			out = append(out, sub)
+			if depth+1 < maxLockDepth {
+				walk(sub, depth+1)
+			}
+		}
+	}
+	walk(ws, 0)
+	return out
 }
 
 func within(p, dir string) bool {

@@ -243,6 +243,14 @@ func UpdateHome(root, ws string, kind HomeKind, tree string, caches []string, ru
 	if len(held) == 0 {
 		return noCaches(kd, ws, old, runID, tool)
 	}
+	return mergeHome(kd, ws, tree, held, old, runID, tool)
+}
+
+// mergeHome makes the next generation of the home layer at kd from the
+// current one (old; nil: none) and the caches held of tree, in place
+// when no run holds the current one, else as a copy of it. The caller
+// holds the update lock.
+func mergeHome(kd, ws, tree string, held []string, old *Meta, runID, tool string) (*Meta, error) {
 	if old != nil {
 		if rel, err := flock(genLock(kd, old.Generation), true, true); err == nil {
 			defer rel()
