@@ -36,7 +36,7 @@ type homeRun struct {
 	first  bool     // the baseline ran alone first
 	tool   string   // the command's name: a layer is cold for a tool none of its baselines ran
 
-	dl *dlRun // checked downloads (downloads.go); nil: the lockfiles name none
+	dl *dlRun // checked downloads (layers_downloads.go); nil: the lockfiles name none
 }
 
 // startHome acquires the home layer for the run and, when it is cold,
