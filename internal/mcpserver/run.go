@@ -14,9 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/spec"
 	"github.com/shadow-dev/shadow/internal/hypsrc"
 	"github.com/shadow-dev/shadow/internal/run"
-	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 )
 
 // mcpRunArgs are shadow_run's arguments: the spec (docs/spec.md) plus the
@@ -260,7 +260,7 @@ func remoteArg(v json.RawMessage, r *runRequest) error {
 		return fmt.Errorf("remote: want an array of ssh destinations, e.g. [\"build1\", \"user@build2\"] (%v)", err)
 	}
 	for _, n := range nodes {
-		if err := remote.ValidNodeName(n.Node); err != nil {
+		if err := spec.ValidNodeName(n.Node); err != nil {
 			return fmt.Errorf("remote: %v", err)
 		}
 		r.remote = append(r.remote, n.Node)

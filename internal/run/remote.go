@@ -6,16 +6,16 @@ import (
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
-	"github.com/shadow-dev/shadow/internal/sandbox"
+	"github.com/shadow-dev/shadow/engine/spec"
 )
 
 // remoteNodes are the run's nodes (docs/remote.md): --remote's over the
 // spec's "remote"; a node the flag names keeps the spec's "jobs" for it.
-func remoteNodes(o *Options, spec *engine.Spec) ([]engine.RemoteNode, error) {
-	nodes := spec.Remote
+func remoteNodes(o *Options, sp *engine.Spec) ([]engine.RemoteNode, error) {
+	nodes := sp.Remote
 	if len(o.Remote) > 0 {
 		jobs := map[string]int{}
-		for _, n := range spec.Remote {
+		for _, n := range sp.Remote {
 			jobs[n.Node] = n.Jobs
 		}
 		nodes = nil
@@ -24,7 +24,7 @@ func remoteNodes(o *Options, spec *engine.Spec) ([]engine.RemoteNode, error) {
 		}
 	}
 	for _, n := range nodes {
-		if err := sandbox.ValidNodeName(n.Node); err != nil {
+		if err := spec.ValidNodeName(n.Node); err != nil {
 			return nil, Usage("--remote: %v", err)
 		}
 	}

@@ -6,10 +6,6 @@ import (
 	"github.com/shadow-dev/shadow/internal/sandbox/remote"
 )
 
-// ValidNodeName refuses a --remote node name ssh or rsync would read as
-// an option or split (remote.ValidNodeName).
-func ValidNodeName(name string) error { return remote.ValidNodeName(name) }
-
 // openRemote is the remote sandbox over c.Nodes (docs/remote.md); the
 // node "local" runs in this machine's own sandbox, opened as a local run's
 // is (openLocal: refusing --keep and --freeze where it cannot do them). On

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/spec"
 	"github.com/shadow-dev/shadow/internal/sandbox/freeze"
 )
 
@@ -163,20 +164,6 @@ type NodeError struct {
 func (e *NodeError) Error() string { return "node " + e.Node + ": " + e.Err.Error() }
 func (e *NodeError) Unwrap() error { return e.Err }
 
-// ValidNodeName refuses what ssh or rsync would read as an option or
-// split: a destination is a Host of the ssh config or [user@]host.
-func ValidNodeName(n string) error {
-	switch {
-	case n == "":
-		return errors.New("empty node name")
-	case strings.HasPrefix(n, "-"):
-		return fmt.Errorf("node %q: a name may not start with '-'", n)
-	case strings.ContainsAny(n, " \t\n\r\x00'\"\\:/"):
-		return fmt.Errorf("node %q: a name may not hold blanks, quotes, ':' or '/' (put ports and users in ~/.ssh/config)", n)
-	}
-	return nil
-}
-
 // New checks the options; nothing is contacted before Prepare.
 func New(o Options) (*Sandbox, error) {
 	if len(o.Nodes) == 0 {
@@ -195,7 +182,7 @@ func New(o Options) (*Sandbox, error) {
 	s.dir = filepath.Clean(s.dir)
 	seen := map[string]bool{}
 	for _, rn := range o.Nodes {
-		if err := ValidNodeName(rn.Node); err != nil {
+		if err := spec.ValidNodeName(rn.Node); err != nil {
 			return nil, err
 		}
 		if seen[rn.Node] {

@@ -160,6 +160,8 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 				t.Errorf("engine imports %s: it knows a Sandbox interface, never a driver or the TUI", rel)
 			case (strings.HasPrefix(imp, "github.com/charmbracelet/") || strings.HasPrefix(imp, "github.com/alecthomas/chroma")) && pkg != "tui" && pkg != "internal/cli":
 				t.Errorf("%s imports %s: only tui (and the command tree that starts it) imports charm packages and chroma", pkg, imp)
+			case pkg == "internal/mcpserver" && own && (rel == "overlay" || rel == "inplace" || strings.HasPrefix(rel, "overlay/") || strings.HasPrefix(rel, "internal/sandbox/")):
+				t.Errorf("internal/mcpserver imports %s: it asks internal/sandbox (and the run service), never a sandbox driver", rel)
 			case strings.HasPrefix(imp, "github.com/spf13/cobra") && pkg != "internal/cli":
 				t.Errorf("%s imports cobra: only internal/cli does", pkg)
 			}
