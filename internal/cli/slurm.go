@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/shadow-dev/shadow/internal/records"
+	"github.com/shadow-dev/shadow/internal/slurm"
 )
 
 // slurmCommand is `shadow slurm script`: a batch script that runs a spec's
@@ -87,9 +86,9 @@ requeue or a resubmission of that index (sbatch --array=K) retries only it.`,
 			if cpus > 0 && !cmd.Flags().Changed("jobs") {
 				runArgs = append(runArgs, fmt.Sprintf("--jobs=%d", cpus))
 			}
-			fmt.Fprint(s.Out, slurmScript(slurmJob{
-				shadow: self, spec: spec, cwd: cwd, out: outDir, shards: shards,
-				partition: partition, limit: limit, cpus: cpus, runArgs: runArgs, command: command,
+			fmt.Fprint(s.Out, slurm.Script(slurm.Job{
+				Shadow: self, Spec: spec, Cwd: cwd, Out: outDir, Shards: shards,
+				Partition: partition, Limit: limit, CPUs: cpus, RunArgs: runArgs, Command: command,
 			}))
 			return nil
 		},
@@ -124,48 +123,4 @@ func forwardedRunFlags(fs *pflag.FlagSet) []string {
 		out = append(out, "--"+fl.Name+"="+fl.Value.String())
 	})
 	return out
-}
-
-type slurmJob struct {
-	shadow, spec, cwd, out string
-	shards, cpus           int
-	partition, limit       string
-	runArgs, command       []string
-}
-
-func slurmScript(j slurmJob) string {
-	var b strings.Builder
-	q := func(s string) string { return records.Quote([]string{s}) }
-	fmt.Fprintf(&b, "#!/bin/bash\n")
-	fmt.Fprintf(&b, "# shadow: %d shards of %s as a Slurm job array (shadow slurm script).\n", j.shards, j.spec)
-	fmt.Fprintf(&b, "# Submit and merge: sbatch --wait THIS_FILE && %s merge %s/shard-*.json\n", q(j.shadow), q(j.out))
-	fmt.Fprintf(&b, "#SBATCH --job-name=shadow\n")
-	fmt.Fprintf(&b, "#SBATCH --array=0-%d\n", j.shards-1)
-	fmt.Fprintf(&b, "#SBATCH --output=%s/shard-%%a.log\n", j.out)
-	fmt.Fprintf(&b, "#SBATCH --chdir=%s\n", j.cwd)
-	if j.partition != "" {
-		fmt.Fprintf(&b, "#SBATCH --partition=%s\n", j.partition)
-	}
-	if j.limit != "" {
-		fmt.Fprintf(&b, "#SBATCH --time=%s\n", j.limit)
-	}
-	if j.cpus > 0 {
-		fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", j.cpus)
-	}
-	argv := append([]string{j.shadow, "--headless", "--json", "--shard=$K/" + fmt.Sprint(j.shards)}, j.runArgs...)
-	argv = append(append(argv, j.spec, "--"), j.command...)
-	quoted := records.Quote(argv)
-	// $K stays a variable: the quoting above single-quoted it.
-	quoted = strings.Replace(quoted, q("--shard=$K/"+fmt.Sprint(j.shards)), `"--shard=$K/`+fmt.Sprint(j.shards)+`"`, 1)
-	fmt.Fprintf(&b, "set -u\n")
-	fmt.Fprintf(&b, "K=${SLURM_ARRAY_TASK_ID:?not a Slurm array task}\n")
-	fmt.Fprintf(&b, "report=%s/shard-$K.json\n", q(j.out))
-	fmt.Fprintf(&b, "rc=0\n")
-	fmt.Fprintf(&b, "%s > \"$report.part\" || rc=$?\n", quoted)
-	fmt.Fprintf(&b, "# 0: a winner in this shard, 1: none; either way the shard ran and its\n")
-	fmt.Fprintf(&b, "# report counts. 2, 3 or 130: it did not; the task fails and is retried.\n")
-	fmt.Fprintf(&b, "if [ \"$rc\" -le 1 ]; then mv \"$report.part\" \"$report\"; exit 0; fi\n")
-	fmt.Fprintf(&b, "rm -f \"$report.part\"\n")
-	fmt.Fprintf(&b, "exit \"$rc\"\n")
-	return b.String()
 }
