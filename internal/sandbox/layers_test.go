@@ -26,7 +26,7 @@ func (s holdingSandbox) Run(_ context.Context, job engine.Job) (engine.Outcome, 
 // --freeze and the warm layer wrap the sandbox; the wrapper must not hide
 // the shared workspace lock the wrapped sandbox takes for the whole run
 // (the engine finds it with engine.As, through Unwrap).
-func TestLayeredSandboxPassesTheWorkspaceHoldThrough(t *testing.T) {
+func TestFrozenSandboxPassesTheWorkspaceHoldThrough(t *testing.T) {
 	held := false
 	var sb engine.Sandbox = &layered{Sandbox: holdingSandbox{held: &held}, frozen: "/frozen", warm: &warmRun{}}
 	h, ok := engine.As[engine.Holder](sb)
