@@ -92,6 +92,14 @@ type crossPhase struct {
 	keys    map[string]string
 	baseKey string
 	claimed map[string]bool
+	// checkoutOnly[gi]: every proposer of group gi has the checkout's
+	// code (it changed only tests, as a candidate weakening a test does).
+	// Its tests then run on the same code and test files on the checkout
+	// as on their proposers, so none can fail on the one and pass on the
+	// other: none reproduces, and only a reproduction is asked of the
+	// other targets (finish, weighCross). The group runs on the checkout
+	// alone (its proposers' own outcomes, for the judged-run note).
+	checkoutOnly []bool
 
 	mu sync.Mutex
 	// out[codeKey][proposer][test] and passed[codeKey]: the names the
@@ -153,6 +161,15 @@ func newCrossPhase(cfg *Config, em *emitter, jd *judge, splits map[string]judgeS
 		cp.keys[h.Name] = codeKey(splits[h.Name].code)
 	}
 	cp.baseKey = codeKey(cp.base)
+	cp.checkoutOnly = make([]bool, len(cp.groups))
+	for gi, g := range cp.groups {
+		cp.checkoutOnly[gi] = true
+		for _, p := range g {
+			if cp.keys[p.name] != cp.baseKey {
+				cp.checkoutOnly[gi] = false
+			}
+		}
+	}
 	return cp
 }
 
@@ -221,6 +238,9 @@ func (cp *crossPhase) afterJudged(ctx context.Context, r *result, sem chan struc
 	for gi, g := range cp.groups {
 		if r.Status != StatusPassed && !inGroup(g, r.Name) {
 			continue // a failed proposer runs only its own tests
+		}
+		if cp.checkoutOnly[gi] && cp.keys[r.Name] != cp.baseKey {
+			continue // nothing in it reproduces (checkoutOnly)
 		}
 		if cp.claim(cp.keys[r.Name], gi) {
 			cp.start(ctx, cp.keys[r.Name], r.Name, code, gi, g, sem, now)

@@ -601,3 +601,48 @@ func TestCrossGeneralFixBeatsNarrowWhoseTestItPasses(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A candidate that changed only tests (weakening one) has the checkout's
+// code: its proposals run on the checkout, where they cannot fail and pass
+// on the same code, so none reproduces and no other target runs them. Here
+// the weakening and the fix's appended test are two groups (the same file,
+// written differently): the checkout runs both, the fix's code only the
+// fix's, 3 jobs where 4 ran before; verdicts, notes and reproduces as
+// before.
+func TestCrossTestOnlyProposalsRunOnTheCheckoutAlone(t *testing.T) {
+	fixed := file("calc.txt", "fixed\n")
+	hyps := []Hypothesis{
+		hyp("baseline"),
+		hyp("weaken", file("tests/test_calc.py", calcTestFile("test_one", "any"))),
+		hyp("fix_append", fixed, file("tests/test_calc.py", calcTestFile("test_one", "1", "test_three", "3"))),
+		hyp("fix", fixed),
+	}
+	cfg, _, events := calcConfig(t, hyps...)
+	rep := Run(context.Background(), cfg)
+	m := byName(rep)
+	if rep.Winner == nil || *rep.Winner != "fix_append" {
+		t.Fatalf("winner %v, order %s", rep.Winner, names(rep))
+	}
+	w := m["weaken"]
+	if w.Status != StatusFailed || w.Reason == nil || !strings.Contains(*w.Reason, "passes 1 of them only with those changes") {
+		t.Errorf("weaken: %s %q", w.Status, str(w.Reason))
+	}
+	if p := w.ProposedTests; len(p) != 1 || p[0].Reproduces == nil || *p[0].Reproduces {
+		t.Errorf("weaken proposed %+v", p)
+	}
+	if p := m["fix_append"].ProposedTests; len(p) != 1 || p[0].Reproduces == nil || !*p[0].Reproduces {
+		t.Errorf("fix_append proposed %+v", p)
+	}
+	if c := m["fix"].Cross; c == nil || len(c.Passed) != 1 || len(c.Failed) != 0 {
+		t.Errorf("fix cross %+v", c)
+	}
+	started := 0
+	for _, ev := range *events {
+		if ev.Kind == KindCrossStarted {
+			started++
+		}
+	}
+	if started != 3 {
+		t.Errorf("%d cross jobs, want 3 (the checkout's two groups, the fix's code on its own)", started)
+	}
+}
