@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/shadow-dev/shadow/engine/judge"
+
 	"regexp"
 	"strings"
 )
@@ -64,7 +66,7 @@ func addNetHint(r *Result, net string, mode Mode) {
 	}
 	// The hint is kept whole; the reason before it gives way.
 	why := *r.Reason
-	if room := reasonMax - len(h) - 3; len(why) > room && room > 0 {
+	if room := judge.ReasonMax - len(h) - 3; len(why) > room && room > 0 {
 		cut := room
 		for cut > 0 && why[cut]&0xc0 == 0x80 { // not inside a UTF-8 sequence
 			cut--

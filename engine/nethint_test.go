@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 	"testing"
+
+	"github.com/shadow-dev/shadow/engine/judge"
 )
 
 func TestNetHint(t *testing.T) {
@@ -30,10 +32,10 @@ func TestNetHint(t *testing.T) {
 }
 
 func TestAddNetHintKeepsTheHintWhole(t *testing.T) {
-	long := strings.Repeat("x", 2*reasonMax)
+	long := strings.Repeat("x", 2*judge.ReasonMax)
 	r := &Result{Status: StatusFailed, Reason: &long, OutputTail: "Error: connect ECONNREFUSED 127.0.0.1:5432\n"}
 	addNetHint(r, "", ModeOverlay)
-	if !strings.HasSuffix(*r.Reason, "(hint: each hypothesis has its own localhost; a host service on port 5432 is reachable with --host-port 5432)") || len(*r.Reason) > reasonMax+8 {
+	if !strings.HasSuffix(*r.Reason, "(hint: each hypothesis has its own localhost; a host service on port 5432 is reachable with --host-port 5432)") || len(*r.Reason) > judge.ReasonMax+8 {
 		t.Fatalf("reason %q", *r.Reason)
 	}
 	addNetHint(r, "", ModeOverlay)

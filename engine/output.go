@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/parse"
 )
 
@@ -31,7 +32,7 @@ type hypOutput struct {
 	logErr  error // the log's first write error: the stored output is incomplete
 	tail    tail
 	parser  TestParser
-	view    *canaryView // what is shown of the output: never the canary (canary_view.go)
+	view    *judge.CanaryView // what is shown of the output: never the canary (engine/judge/canary_view.go)
 	pending []byte
 	bytes   int64
 	live    *Tests
@@ -59,7 +60,7 @@ func (o *hypOutput) Write(p []byte) (int, error) {
 		_, _ = o.parser.Write(p) // the output as printed: the canary's judge reads it
 	}
 	if o.view != nil {
-		p = o.view.write(p)
+		p = o.view.Write(p)
 	}
 	if o.log != nil {
 		o.log.Write(p)
@@ -115,7 +116,7 @@ func (o *hypOutput) close() *parse.Summary {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.view != nil {
-		if rest := o.view.flush(); len(rest) > 0 {
+		if rest := o.view.Flush(); len(rest) > 0 {
 			if o.log != nil {
 				o.log.Write(rest)
 			}

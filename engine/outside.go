@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/shadow-dev/shadow/engine/judge"
+
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,11 +35,11 @@ func applyOutside(r *Result, h Hypothesis, o Outcome, env []string) {
 			if len(seen) > len(why) {
 				msg += fmt.Sprintf(" and %d more", len(seen)-len(why))
 			}
-			addSuspicious(r, msg)
+			judge.AddSuspicious(r, msg)
 		}
 		r.Outside = checkout.CapOutside(o.Outside, home, pathDirs)
 	}
 	if risky := RiskyFiles(h); len(risky) > 0 {
-		addSuspicious(r, "edits "+strings.Join(risky, ", ")+" in the workspace, which an agent, an editor or git runs or obeys when it opens the checkout (never applied without --force)")
+		judge.AddSuspicious(r, "edits "+strings.Join(risky, ", ")+" in the workspace, which an agent, an editor or git runs or obeys when it opens the checkout (never applied without --force)")
 	}
 }

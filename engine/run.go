@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/parse"
 )
 
@@ -39,7 +40,7 @@ type Config struct {
 	// tests) too, not only its code (--with-tests).
 	WithTests bool
 	// AllowSuspicious lets a candidate whose code the scan flagged win
-	// (--allow-suspicious; engine/scan.go).
+	// (--allow-suspicious; engine/judge/scan.go).
 	AllowSuspicious bool
 	// Confirm reruns the baseline and the leading candidate this many more
 	// times before a winner is named (--confirm N; 0 = none).
@@ -77,14 +78,6 @@ type Config struct {
 	// the cross phase of a shard plans every proposal, not only its slice's.
 	Shard     *ShardInfo
 	ShardHyps []Hypothesis
-
-	// canary is the run's tamper canary (canary.go; Run sets it).
-	canary *canaryPlan
-
-	// jobHyps is what each hypothesis's sandbox gets (Run sets it): its
-	// code part under the checkout's judge (judged.go), or all of it with
-	// AllowTestEdits.
-	jobHyps map[string]Hypothesis
 }
 
 // Run runs every hypothesis and returns the ranked report. It returns when
@@ -123,8 +116,7 @@ type runState struct {
 	orig  map[string]FileState
 	stale StaleWatch
 
-	jd      *judge
-	results []*result
-	splits  map[string]judgeSplit
-	cp      *crossPhase // the cross phase; nil when it is off
+	// jr is the run's judge (engine/judge): its state, keyed by
+	// hypothesis, and the report entries the stages fill.
+	jr *judge.Run
 }

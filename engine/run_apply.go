@@ -11,7 +11,7 @@ func (rs *runState) applyWinner() {
 	for _, h := range cfg.Hyps {
 		if h.Name == *rep.Winner {
 			if !cfg.WithTests && !cfg.AllowTestEdits {
-				h = CodeOnly(h, rs.splits[h.Name].paths)
+				h = CodeOnly(h, rs.jr.JudgePaths(h.Name))
 			}
 			applied, err := ApplyHypothesis(cfg.Workspace, h, rs.orig)
 			if err != nil {

@@ -8,11 +8,15 @@ import (
 	"path"
 	"path/filepath"
 	"time"
+
+	"github.com/shadow-dev/shadow/engine/judge"
 )
 
 // runOne runs one hypothesis once and fills r with what it showed; the
+// judge reads its verdict inputs from it through observe, before the
+// core's hints and counts (the judge's status rules come first); the
 // caller sends hyp_finished. em stamps the events of a rerun.
-func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothesis, r *result, now func() time.Time) {
+func runOne(ctx context.Context, cfg *Config, em *emitter, jr *judge.Run, h Hypothesis, r *Result, now func() time.Time, observe func(judge.Observation)) {
 	start := now()
 	r.Status = StatusRunning
 	em.emit(Event{Kind: KindHypStarted, Hyp: h.Name})
@@ -31,17 +35,17 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 	if cfg.NewParser != nil {
 		parser = cfg.NewParser(cfg.Command)
 	}
-	out := newHypOutput(h.Name, logf, cfg.MaxOutput, cfg.canary.wrapLive(parser), em)
-	out.view = cfg.canary.view()
+	prep := jr.Prepare(h, parser) // the canary planted (engine/judge/canary.go)
+	out := newHypOutput(h.Name, logf, cfg.MaxOutput, prep.Parser, em)
+	out.view = prep.View
 
 	hctx, cancel := ctx, context.CancelFunc(func() {})
 	if cfg.Timeout > 0 {
 		hctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 	}
 	defer cancel()
-	jobHyp, planted, plantedAll := cfg.canary.plant(h.WithCommon())
 	job := Job{
-		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: jobHyp, Command: cfg.Command, Env: cfg.Env,
+		Workspace: cfg.Workspace, Subdir: cfg.Subdir, Hyp: prep.Hyp, Command: cfg.Command, Env: cfg.Env,
 		Net: cfg.Net, Tmp: cfg.Tmp, Output: out,
 	}
 	if cfg.JUnit != "" {
@@ -105,58 +109,22 @@ func runOne(ctx context.Context, cfg *Config, em *emitter, jd *judge, h Hypothes
 			}
 		}
 	}
-	summary, r.canary = cfg.canary.strip(summary)
-	if c := cfg.canary; r.canary != nil && (c.runner == "go" || c.runner == "cargo" && !c.nextest) {
-		r.canary.perJob, r.canary.planted = true, planted
-		r.canary.plantedAny = c.plantedIn(jobHyp)
-		if c.runner == "go" {
-			r.canary.goRun = true
-			if !plantedAll {
-				r.canary.unwatched = c.unwatchedWrites(o.Changed, planted)
-			}
-		}
-	}
-	r.Tests = toTests(summary)
-	if summary != nil {
-		r.Tests.Unit = summary.Unit
-		r.passedTests = set(summary.PassedTests)
-		r.failedTests = set(summary.FailedTests)
-	}
-	accountSuites(r, summary)
-	// Exit 0 after failing tests (candidate code calling os._exit(0), a
-	// wrapper that drops the status) is not a pass (docs/report.md).
-	if r.Status == StatusPassed && r.Tests != nil && r.Tests.Failed > 0 {
-		r.Status = StatusFailed
-	}
-	cfg.canary.settle(r, o)                                    // canary_observe.go: its failure alone is a pass
-	setReason(r, &out.tail, cfg.Timeout, now())                // reason.go: why it did not pass, in one line
-	addNetHint(r.Result, cfg.Net, Mode(r.Mode))                // nethint.go: a localhost port taken or refused
-	addTmpHint(r.Result, cfg.Tmp, cfg.Workspace, Mode(r.Mode)) // tmphint.go: a file under the private /tmp
-	// The user's view of the output never shows the canary: its test,
-	// planted by shadow, is not one of theirs (the log keeps it all).
-	r.OutputTail = r.canary.without(r.OutputTail)
-	if err == nil {
-		r.judgeChanged = jd.judgePaths(o.Changed, true)
-	}
+	// What the outcome means (engine/judge/observe.go): the counts
+	// without the canary, the judge's status rules, why it did not pass.
+	observe(judge.Observation{Prep: prep, Summary: summary, Ran: err == nil, ExitCode: o.ExitCode, Signal: o.Signal,
+		Changed: o.Changed, LastOutput: out.tail.last, End: now(), Timeout: cfg.Timeout})
+	addNetHint(r, cfg.Net, Mode(r.Mode))                // nethint.go: a localhost port taken or refused
+	addTmpHint(r, cfg.Tmp, cfg.Workspace, Mode(r.Mode)) // tmphint.go: a file under the private /tmp
 	// What it wrote outside the workspace, and whether that or its own
 	// edits try to outlive the run (outside.go).
-	applyOutside(r.Result, h, o, cfg.Env)
+	applyOutside(r, h, o, cfg.Env)
 	r.PeakMemoryBytes, r.Limits = o.PeakMemoryBytes, o.Limits
 	r.Runs, r.Passes = 1, 0
 	if r.Status == StatusPassed {
 		r.Passes = 1
 	}
-	r.attempts = []attempt{{passed: r.Status == StatusPassed, counted: r.Tests != nil, failed: r.failedTests}}
 	var nre *NotRunError
 	if errors.As(err, &nre) {
-		markNotRun(r.Result, nre.Err)
+		markNotRun(r, nre.Err)
 	}
-}
-
-func set(names []string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"sync"
+
+	"github.com/shadow-dev/shadow/engine/judge"
 )
 
 // schedule starts every hypothesis's job, at most rs.jobs at once and
@@ -11,8 +13,7 @@ import (
 // (the run cancelled, or every remote node lost) is reported finished as
 // it stands.
 func (rs *runState) schedule(ctx context.Context) {
-	cfg, em, results, now, cp := rs.cfg, rs.em, rs.results, rs.now, rs.cp
-	prov := newProvisional(results, cfg.Hyps) // provisional.go: live fixed/broken
+	cfg, em, jr, now := rs.cfg, rs.em, rs.jr, rs.now
 
 	sem := make(chan struct{}, rs.jobs)
 	var wg sync.WaitGroup
@@ -23,15 +24,15 @@ func (rs *runState) schedule(ctx context.Context) {
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			results[i].Status = StatusCancelled
-			rc := results[i].snapshot()
+			jr.Entry(i).Status = StatusCancelled
+			rc := snapshot(jr.Entry(i))
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			continue
 		}
 		if err := exhausted(cfg.Sandbox); err != nil {
 			<-sem
-			markNotRun(results[i].Result, err)
-			rc := results[i].snapshot()
+			markNotRun(jr.Entry(i), err)
+			rc := snapshot(jr.Entry(i))
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			continue
 		}
@@ -40,26 +41,20 @@ func (rs *runState) schedule(ctx context.Context) {
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			runOne(ctx, cfg, em, rs.jd, cfg.jobHyps[cfg.Hyps[i].Name], results[i], now)
-			rc := results[i].snapshot()
-			prov.finished(results[i], rc)
+			runOne(ctx, cfg, em, jr, jr.JobHyp(cfg.Hyps[i].Name), jr.Entry(i), now, func(o judge.Observation) { jr.Observed(i, o) })
+			rc := snapshot(jr.Entry(i))
+			jr.Provisional(i, rc) // live fixed/broken (engine/judge/provisional.go)
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			close(ended)
-			if cp != nil {
-				cp.afterJudged(ctx, results[i], sem, now)
-			}
+			jr.AfterJudged(ctx, i, sem)
 		}(i)
 		if i == first && waitFirst(cfg.FirstWait, ended) && cfg.AfterFirst != nil {
-			cfg.AfterFirst(results[i].snapshot())
+			cfg.AfterFirst(snapshot(jr.Entry(i)))
 		}
 	}
-	if cp != nil {
-		cp.startBaseline(ctx, sem, now)
-	}
+	jr.StartCross(ctx, sem)
 	wg.Wait()
-	if cp != nil {
-		cp.wait()
-	}
+	jr.Wait()
 }
 
 // waitFirst waits for the first hypothesis's job to end, or as long as
@@ -91,4 +86,10 @@ func runOrder(hyps []Hypothesis, first string) ([]int, int) {
 		}
 	}
 	return order, at
+}
+
+// snapshot is a copy of a report entry, as an event carries it.
+func snapshot(r *Result) *Result {
+	c := *r
+	return &c
 }

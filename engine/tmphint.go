@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/shadow-dev/shadow/engine/judge"
+
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -63,7 +65,7 @@ func addTmpHint(r *Result, tmp, workspace string, mode Mode) {
 		return
 	}
 	why := *r.Reason
-	if room := reasonMax - len(h) - 3; len(why) > room && room > 0 {
+	if room := judge.ReasonMax - len(h) - 3; len(why) > room && room > 0 {
 		cut := room
 		for cut > 0 && why[cut]&0xc0 == 0x80 { // not inside a UTF-8 sequence
 			cut--

@@ -221,7 +221,7 @@ func verdictLines(st Styles, r *engine.Result) []string {
 	if len(r.TiesWith) > 0 {
 		out = append(out, st.Dim.Render("ties with "+strings.Join(r.TiesWith, ", ")))
 	}
-	// The cross phase (engine/cross.go): other candidates' reproductions.
+	// The cross phase (engine/judge/cross.go): other candidates' reproductions.
 	if c := r.Cross; c != nil && len(c.Failed) > 0 {
 		out = append(out, st.Warn.Render("cross: ")+fmt.Sprintf("fails %d of the other candidates' reproductions (%s: %s)", len(c.Failed), c.Failed[0].From, c.Failed[0].Test))
 	} else if c != nil && len(c.Passed) > 0 {

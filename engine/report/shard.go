@@ -19,7 +19,7 @@ type ShardInfo struct {
 	// shards'): the merge checks each ran in exactly one shard and breaks
 	// the last tie on this order, as an unsharded run does.
 	Hypotheses []string `json:"hypotheses"`
-	// Cross is what this shard's cross phase saw (engine/cross_shard.go): every
+	// Cross is what this shard's cross phase saw (engine/judge/cross_shard.go): every
 	// proposal of the whole spec run on the checkout and on this shard's
 	// candidates, so the merge recomputes proposed_tests, cross and the
 	// rank key's cross part as one run would. Omitted when the cross phase

@@ -265,7 +265,7 @@ const (
 	KindTests       = "tests"
 	KindHypFinished = "hyp_finished"
 	KindRunFinished = "run_finished"
-	// The cross phase's jobs (engine/cross.go): one per target (hyp: a candidate,
+	// The cross phase's jobs (engine/judge/cross.go): one per target (hyp: a candidate,
 	// or the checkout, named as the baseline hypothesis or "checkout") and
 	// group of proposers (from), with its command; cross_finished carries
 	// the job's counts and a line saying how it ended. Consumers that know

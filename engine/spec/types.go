@@ -101,7 +101,7 @@ type Hypothesis struct {
 	CommonDeletes []string // sorted; never also in Deletes
 	// ReplacedCommon and ReplacedCommonDeletes are the common part's
 	// version of the paths the hypothesis's own edits replaced: its
-	// judged run puts the judge's version back (engine/judged.go).
+	// judged run puts the judge's version back (engine/judge/judged.go).
 	ReplacedCommon        []File
 	ReplacedCommonDeletes []string
 }

@@ -188,6 +188,18 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 			}
 		}
 	}
+	// The judge says what outcomes mean over plain data: it runs its
+	// extra jobs through the core's judge.Jobs, so it never depends on
+	// the core it serves nor on a sandbox (its tests need none).
+	for _, line := range goList(t, "{{.ImportPath}}: {{join .Deps \" \"}}", "./engine/judge") {
+		pkg, deps, _ := strings.Cut(line, ": ")
+		for _, d := range strings.Fields(deps) {
+			switch rel := relPkg(d); {
+			case rel == "engine", rel == "overlay", rel == "inplace", strings.HasPrefix(rel, "overlay/"), strings.HasPrefix(rel, "internal/sandbox"):
+				t.Errorf("%s depends on %s: the judge imports neither the core engine nor a sandbox package", relPkg(pkg), rel)
+			}
+		}
+	}
 	for _, line := range goList(t, "{{.ImportPath}}: {{join .Deps \" \"}}", "./internal/sandbox/...") {
 		pkg, deps, _ := strings.Cut(line, ": ")
 		for _, d := range strings.Fields(deps) {

@@ -17,7 +17,7 @@ import (
 // pytest.ini, unittest's discovery -p 'chk_*.py', vitest's include
 // ['checks/**/*.check.ts'], jest's testMatch in package.json, cargo's
 // [[test]] target at checks/calc.rs). The runner
-// says which files are tests (engine/collect.go), so a candidate that only
+// says which files are tests (engine/judge/collect.go), so a candidate that only
 // weakens the failing test edits the judge and fails, judged without it;
 // the real fix that appends its regression test to that file proposes
 // it, reproduces it, and wins untampered. On the build before the
