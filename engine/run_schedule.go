@@ -19,37 +19,39 @@ func (rs *runState) schedule(ctx context.Context) {
 	var wg sync.WaitGroup
 	order, first := runOrder(cfg.Hyps, cfg.First)
 	for _, i := range order {
+		name := cfg.Hyps[i].Name
+		entry := jr.Entry(name) // the report entry; the judge's record of it is its own
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			jr.Entry(i).Status = StatusCancelled
-			rc := snapshot(jr.Entry(i))
+			entry.Status = StatusCancelled
+			rc := snapshot(entry)
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			continue
 		}
 		if err := exhausted(cfg.Sandbox); err != nil {
 			<-sem
-			markNotRun(jr.Entry(i), err)
-			rc := snapshot(jr.Entry(i))
+			markNotRun(entry, err)
+			rc := snapshot(entry)
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			continue
 		}
 		wg.Add(1)
 		ended := make(chan struct{})
-		go func(i int) {
+		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			runOne(ctx, cfg, em, jr, jr.JobHyp(cfg.Hyps[i].Name), jr.Entry(i), now, func(o judge.Observation) { jr.Observed(i, o) })
-			rc := snapshot(jr.Entry(i))
-			jr.Provisional(i, rc) // live fixed/broken (engine/judge/provisional.go)
+			runOne(ctx, cfg, em, jr, jr.JobHyp(name), entry, now, func(o judge.Observation) { jr.Observed(name, o) })
+			rc := snapshot(entry)
+			jr.Provisional(name, rc) // live fixed/broken (engine/judge/provisional.go)
 			em.emit(Event{Kind: KindHypFinished, Hyp: rc.Name, Result: rc})
 			close(ended)
-			jr.AfterJudged(ctx, i, sem)
-		}(i)
+			jr.AfterJudged(ctx, name, sem)
+		}()
 		if i == first && waitFirst(cfg.FirstWait, ended) && cfg.AfterFirst != nil {
-			cfg.AfterFirst(snapshot(jr.Entry(i)))
+			cfg.AfterFirst(snapshot(entry))
 		}
 	}
 	jr.StartCross(ctx, sem)

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/shadow-dev/shadow/engine"
 	"github.com/shadow-dev/shadow/parse"
@@ -19,21 +21,29 @@ import (
 // both see only what shadow.event/v1 carries. The run below has a
 // hypothesis of every tier of docs/report.md ("rank"): passed, a
 // suspicious pass (allowed, then not), one that loses a test
+// (disqualified), one whose command changes a test file at run time
 // (disqualified), one whose proposed test makes its diff larger than its
-// code (judged), failed with counts, no counts, and an error; under
-// --allow-suspicious, --allow-test-edits and --confirm.
+// code (judged), failed with counts, no counts, timed out, an error, and a
+// lucky pass that fails its rerun (--confirm) or the run cancelled while
+// some are queued; under --allow-suspicious, --allow-test-edits and
+// --confirm.
 func TestLiveRankingEqualsWatchFromRecordedEvents(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		set  func(*engine.Config)
+		want string // the verdict kinds the run must show (verdictKinds)
 	}{
-		{"allow-suspicious", func(c *engine.Config) { c.AllowSuspicious = true }},
-		{"plain", func(c *engine.Config) {}},
-		{"allow-test-edits", func(c *engine.Config) { c.AllowTestEdits = true }},
-		{"confirm", func(c *engine.Config) { c.Confirm = 1 }},
+		{"allow-suspicious", func(c *engine.Config) { c.AllowSuspicious = true }, "passed,suspicious,disqualified,failed,no-counts,timed_out,error"},
+		{"plain", func(c *engine.Config) {}, "passed,suspicious,disqualified,failed,no-counts,timed_out,error"},
+		{"allow-test-edits", func(c *engine.Config) { c.AllowTestEdits = true }, "passed,suspicious,failed,no-counts,timed_out,error"},
+		{"confirm", func(c *engine.Config) { c.Confirm = 1 }, "passed,confirm-failed,disqualified,failed,timed_out,error"},
+		{"cancelled", func(c *engine.Config) { c.Sandbox.(*roundTripSandbox).cancelAt = "wrong" }, "passed,cancelled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := roundTripConfig(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cfg.Sandbox.(*roundTripSandbox).cancel = cancel
 			tc.set(&cfg)
 			live, watch := newRunView(""), newRunView("")
 			finished := 0
@@ -56,7 +66,7 @@ func TestLiveRankingEqualsWatchFromRecordedEvents(t *testing.T) {
 					t.Errorf("after %s's hyp_finished (attempt %d): tui ranks %s, watch ranks %s", ev.Hyp, ev.Attempt, l, w)
 				}
 			}
-			rep := engine.Run(context.Background(), cfg)
+			rep := engine.Run(ctx, cfg)
 			if finished < len(cfg.Hyps) {
 				t.Fatalf("%d hyp_finished events for %d hypotheses", finished, len(cfg.Hyps))
 			}
@@ -70,6 +80,12 @@ func TestLiveRankingEqualsWatchFromRecordedEvents(t *testing.T) {
 			if got := names(live.ranked()); got != strings.Join(want, ",") {
 				t.Errorf("after run_finished: tui ranks %s, the report %v", got, want)
 			}
+			kinds := verdictKinds(rep)
+			for _, k := range strings.Split(tc.want, ",") {
+				if !kinds[k] {
+					t.Errorf("the run shows no %s result (it shows %v): the test no longer covers it", k, kinds)
+				}
+			}
 		})
 	}
 }
@@ -80,6 +96,30 @@ func names(hs []*hypState) string {
 		out = append(out, h.name)
 	}
 	return strings.Join(out, ",")
+}
+
+// verdictKinds are the kinds of verdict a report's results show.
+func verdictKinds(rep *engine.Report) map[string]bool {
+	k := map[string]bool{}
+	for _, r := range rep.Hypotheses {
+		switch {
+		case r.RankKey != nil && r.RankKey.ConfirmFailed:
+			k["confirm-failed"] = true
+		case r.Status == engine.StatusPassed && r.Suspicious != nil:
+			k["suspicious"] = true
+		case r.Status == engine.StatusPassed && (r.Disqualified != nil || r.Tampered != nil):
+			k["disqualified"] = true
+		case r.Status == engine.StatusPassed:
+			k["passed"] = true
+		case r.Status == engine.StatusFailed && r.Tests == nil:
+			k["no-counts"] = true
+		case r.Status == engine.StatusFailed:
+			k["failed"] = true
+		default:
+			k[r.Status] = true
+		}
+	}
+	return k
 }
 
 // roundTripConfig is a run of one hypothesis per tier on a fake sandbox.
@@ -103,16 +143,26 @@ func roundTripConfig(t *testing.T) engine.Config {
 			"lost":     "ok t1\n",
 			"wrong":    "FAIL t1\nFAIL t2\n",
 			"silent":   "",
+			"lucky":    pass2,
+			"rewrite":  pass2,
+			"hang":     "ok t1\n",
 		},
-		exit: map[string]int{"baseline": 1, "wrong": 1, "silent": 1},
-		err:  map[string]bool{"crash": true},
+		exit:    map[string]int{"baseline": 1, "wrong": 1, "silent": 1},
+		err:     map[string]bool{"crash": true},
+		hang:    map[string]bool{"hang": true},
+		changed: map[string][]string{"rewrite": {"tests/test_m.py"}},
+		// lucky passes its first run only.
+		rerunOut:  map[string]string{"lucky": "ok t1\nFAIL t2\n"},
+		rerunExit: map[string]int{"lucky": 1},
+		runs:      map[string]int{},
 	}
 	return engine.Config{
-		RunID: "r1", Workspace: ws, Command: []string{"fake-test"}, Jobs: 2,
+		RunID: "r1", Workspace: ws, Command: []string{"fake-test"}, Jobs: 2, Timeout: time.Second,
 		LogDir: t.TempDir(), Sandbox: sb,
 		NewParser: func([]string) engine.TestParser { return &okFailParser{} },
 		Hyps: []engine.Hypothesis{
 			hyp("baseline"),
+			hyp("lucky", file("src/m.py", "def f(x):\n    return 0 + x\n")),
 			hyp("fix3", file("src/m.py", "def f(x):\n    y = x\n    z = y\n    return z\n")),
 			hyp("withtest", file("src/m.py", "def f(x):\n    return x\n"),
 				file("tests/test_m.py", "from src.m import f\n\n\ndef test_f():\n    assert f(1) == 1\n    assert f(2) == 2\n    assert f(3) == 3\n")),
@@ -122,26 +172,58 @@ func roundTripConfig(t *testing.T) engine.Config {
 			hyp("wrong", file("src/m.py", "def f(x):\n    return x - 2\n")),
 			hyp("silent", file("src/m.py", "def f(x):\n    return x - 3\n")),
 			hyp("crash", file("src/m.py", "def f(x):\n    return x - 4\n")),
+			hyp("rewrite", file("src/m.py", "def f(x):\n    return x + 0 * 1\n")),
+			hyp("hang", file("src/m.py", "def f(x):\n    return x - 5\n")),
 		},
 	}
 }
 
 // roundTripSandbox prints a scripted output per hypothesis; err makes the
-// sandbox itself fail (status error).
+// sandbox itself fail (status error), hang blocks until the job's context
+// ends (timed out), changed is what the command changed at run time,
+// rerunOut and rerunExit what a second run prints and exits with;
+// cancelAt cancels the run when that hypothesis starts.
 type roundTripSandbox struct {
-	out  map[string]string
-	exit map[string]int
-	err  map[string]bool
+	out       map[string]string
+	exit      map[string]int
+	err       map[string]bool
+	hang      map[string]bool
+	changed   map[string][]string
+	rerunOut  map[string]string
+	rerunExit map[string]int
+	cancelAt  string
+	cancel    func()
+
+	mu   sync.Mutex
+	runs map[string]int
 }
 
 func (f *roundTripSandbox) Mode() engine.Mode { return "fake" }
 func (f *roundTripSandbox) Parallel() bool    { return false }
 func (f *roundTripSandbox) Run(ctx context.Context, job engine.Job) (engine.Outcome, error) {
-	if f.err[job.Hyp.Name] {
+	name := job.Hyp.Name
+	f.mu.Lock()
+	f.runs[name]++
+	n := f.runs[name]
+	f.mu.Unlock()
+	if name == f.cancelAt {
+		f.cancel()
+		<-ctx.Done()
+		return engine.Outcome{ExitCode: -1, Signal: "SIGKILL"}, nil
+	}
+	if f.err[name] {
 		return engine.Outcome{}, errors.New("the fake sandbox broke")
 	}
-	job.Output.Write([]byte(f.out[job.Hyp.Name]))
-	return engine.Outcome{ExitCode: f.exit[job.Hyp.Name]}, nil
+	out, exit := f.out[name], f.exit[name]
+	if r, ok := f.rerunOut[name]; ok && n > 1 {
+		out, exit = r, f.rerunExit[name]
+	}
+	job.Output.Write([]byte(out))
+	if f.hang[name] {
+		<-ctx.Done()
+		return engine.Outcome{ExitCode: -1, Signal: "SIGKILL"}, nil
+	}
+	return engine.Outcome{ExitCode: exit, Changed: f.changed[name]}, nil
 }
 
 // okFailParser counts "ok NAME" and "FAIL NAME" lines.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -190,7 +191,7 @@ func (r *runView) counts() (finished, running int) {
 }
 
 // ranked returns the hypotheses in rank order: the report's when the run
-// finished; during the run, finished results ranked with engine.Rank (on
+// finished; during the run, finished results ranked with judge.RankLive (on
 // copies) ahead of running and queued ones in spec order.
 // liveOrder is the order of the live columns: the hypotheses running
 // first, then those finished, then those queued, each in spec order, so
@@ -231,23 +232,16 @@ func (r *runView) ranked() []*hypState {
 		return out
 	}
 	var results []*engine.Result
-	var hyps []engine.Hypothesis
 	for _, h := range r.hyps {
 		if h.result != nil {
 			c := *h.result
 			results = append(results, &c)
-			// Rank takes the baseline from hyps: without the spec's edits
-			// here, name it by the convention instead.
-			hy := engine.Hypothesis{Name: h.name}
-			if h.name != "baseline" {
-				hy.Deletes = []string{""}
-			}
-			hyps = append(hyps, hy)
 		}
 	}
-	engine.Rank(results, hyps)
+	// Without the spec's edits here, the baseline is named by the
+	// convention (judge.RankLive).
 	out := make([]*hypState, 0, len(r.hyps))
-	for _, res := range results {
+	for _, res := range judge.RankLive(results, "baseline") {
 		out = append(out, r.byName[res.Name])
 	}
 	for _, h := range r.hyps {

@@ -233,27 +233,27 @@ func runFake(ctx context.Context, cfg runConfig) *Report {
 	fj.jr = jr
 	sem := make(chan struct{}, jc.Jobs)
 	var wg sync.WaitGroup
-	for i, h := range cfg.Hyps {
+	for _, h := range cfg.Hyps {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			jr.Entry(i).Status = StatusCancelled
-			c := *jr.Entry(i)
+			jr.Entry(h.Name).Status = StatusCancelled
+			c := *jr.Entry(h.Name)
 			fj.Emit(0, Event{Kind: KindHypFinished, Hyp: h.Name, Result: &c})
 			continue
 		}
 		wg.Add(1)
-		go func(i int, h Hypothesis) {
+		go func(h Hypothesis) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			fj.runOne(ctx, jr.JobHyp(h.Name), 0, jr.Entry(i), func(o Observation) { jr.Observed(i, o) })
-			c := *jr.Entry(i)
-			jr.Provisional(i, &c)
+			fj.runOne(ctx, jr.JobHyp(h.Name), 0, jr.Entry(h.Name), func(o Observation) { jr.Observed(h.Name, o) })
+			c := *jr.Entry(h.Name)
+			jr.Provisional(h.Name, &c)
 			fj.Emit(0, Event{Kind: KindHypFinished, Hyp: h.Name, Result: &c})
-			jr.AfterJudged(ctx, i, sem)
-		}(i, h)
+			jr.AfterJudged(ctx, h.Name, sem)
+		}(h)
 	}
 	jr.StartCross(ctx, sem)
 	wg.Wait()

@@ -33,6 +33,26 @@ func Rank(results []*Result, hyps []Hypothesis) {
 	}
 }
 
+// RankLive ranks the finished entries of a run that has not ended, as
+// every reader of shadow.event/v1 does (`shadow tui` from the events it
+// receives, `shadow watch` from events.ndjson): with Rank, from the
+// entries' exported fields alone, so the two always agree. finished is in
+// spec order; baseline names the hypothesis the verdicts are against (""
+// for none), which the events do not say: a reader without the spec names
+// it by the convention, "baseline". It returns finished, ranked (the
+// entries themselves are changed in place: pass copies).
+func RankLive(finished []*Result, baseline string) []*Result {
+	hyps := make([]Hypothesis, len(finished))
+	for i, r := range finished {
+		hyps[i] = Hypothesis{Name: r.Name}
+		if r.Name != baseline {
+			hyps[i].Deletes = []string{""} // not a baseline (IsBaseline)
+		}
+	}
+	Rank(finished, hyps)
+	return finished
+}
+
 // fromEntry is the judge's record of a result known only by its exported
 // fields.
 func fromEntry(r *Result) *result {

@@ -6,9 +6,10 @@ import "github.com/shadow-dev/shadow/internal/scan"
 // entry of the report (*Result, what shadow.report/v1 and the events
 // carry) and the working state its verdict is made from, which the
 // contract does not carry (docs/report.md "Ranking"). Run keeps one per
-// hypothesis; events and the report get only the *Result, so every other
-// reader (the TUI, `shadow watch`, `shadow merge`) ranks from exported
-// data (RankLive).
+// hypothesis, by name; the core fills the entry and hands the judge the
+// rest as an Observation; events and the report get only the *Result, so
+// every other reader (the TUI, `shadow watch`, `shadow merge`) ranks from
+// exported data (Rank, RankLive).
 type result struct {
 	*Result
 

@@ -72,9 +72,9 @@ func Setup(ctx context.Context, c Config, jobs Jobs, orig map[string]FileState, 
 	return jr
 }
 
-// Entry is the report entry of the i-th hypothesis (spec order), which the
-// core fills as it runs it.
-func (jr *Run) Entry(i int) *Result { return jr.results[i].Result }
+// Entry is the named hypothesis's report entry, which the core fills as
+// it runs it.
+func (jr *Run) Entry(name string) *Result { return jr.byName[name].Result }
 
 // JobHyp is what the named hypothesis's sandbox gets: its code part under
 // the checkout's judge, or all of it with --allow-test-edits.
@@ -83,19 +83,19 @@ func (jr *Run) JobHyp(name string) Hypothesis { return jr.cfg.jobHyps[name] }
 // Prepare is Config.Prepare for this run.
 func (jr *Run) Prepare(h Hypothesis, parser TestParser) Prepared { return jr.cfg.Prepare(h, parser) }
 
-// Observed reads the verdict inputs of the i-th hypothesis's first run.
-func (jr *Run) Observed(i int, obs Observation) { jr.cfg.observe(jr.jd, jr.results[i], obs) }
+// Observed reads the verdict inputs of the named hypothesis's first run.
+func (jr *Run) Observed(name string, obs Observation) { jr.cfg.observe(jr.jd, jr.byName[name], obs) }
 
-// Provisional gives rc, the copy of the i-th entry its hyp_finished
+// Provisional gives rc, the copy of the named entry its hyp_finished
 // carries, its fixed and broken tests against the baseline as soon as
 // both have finished (provisional.go).
-func (jr *Run) Provisional(i int, rc *Result) { jr.prov.finished(jr.results[i], rc) }
+func (jr *Run) Provisional(name string, rc *Result) { jr.prov.finished(jr.byName[name], rc) }
 
-// AfterJudged starts the cross jobs of the i-th hypothesis once its
+// AfterJudged starts the cross jobs of the named hypothesis once its
 // judged run ended, each waiting for one of the run's slots (cross.go).
-func (jr *Run) AfterJudged(ctx context.Context, i int, slots chan struct{}) {
+func (jr *Run) AfterJudged(ctx context.Context, name string, slots chan struct{}) {
 	if jr.cp != nil {
-		jr.cp.afterJudged(ctx, jr.results[i], slots, jr.now)
+		jr.cp.afterJudged(ctx, jr.byName[name], slots, jr.now)
 	}
 }
 
