@@ -23,7 +23,8 @@
 # CPU is the run's and everything it waited for (sandboxes included,
 # getrusage(2)); the figure is the median over ROUNDS of new/old. A first
 # round of each is a warm-up, not counted.
-# usage: bench/collect.sh [ROUNDS]   (default 7)
+# usage: bench/collect.sh [ROUNDS]   (default 7; SHORT=1: one round, this
+#   tree's build on both sides)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-7}
@@ -32,9 +33,13 @@ tmp=$(mktemp -d "${BENCH_TMP:-/tmp}/shadow-collect.XXXXXX")
 chmod 755 "$tmp"
 trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 . bench/lib.sh  # cpu, median
-git worktree add -q --detach "$tmp/old" "$base"
-(cd "$tmp/old" && go build -o "$tmp/old-shadow" .)
-go build -o "$tmp/new-shadow" .
+shadow_build "$tmp/new-shadow"
+if short; then
+  rounds=1; cp "$tmp/new-shadow" "$tmp/old-shadow"
+else
+  git worktree add -q --detach "$tmp/old" "$base"
+  (cd "$tmp/old" && go build -o "$tmp/old-shadow" .)
+fi
 py=python3
 for p in python3 /usr/bin/python3; do
   if "$p" -c 'import pytest' 2>/dev/null; then py=$(command -v "$p"); break; fi

@@ -9,13 +9,17 @@
 #      in-place mode on the same project;
 #   3. whether copying target/ buys cargo anything at the copy's new path:
 #      an edit's rebuild with target/ copied against --copy-skip target.
-# usage: bench/copy.sh [ROUNDS]   (default 3; medians)
+# usage: bench/copy.sh [ROUNDS]   (default 3; medians; SHORT=1: one round,
+#   the small workspace on the plain filesystem, a smaller crate)
 #   BENCH_WS="small node 100k" and BENCH_FS="plain ext4 xfs btrfs" pick a
 #   subset (plain: where $TMPDIR is; the others: loop-mounted images);
 #   BENCH_ONLY_COPY=1 stops after the copy costs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
+. bench/lib.sh  # now, elapsed, median, short (from the repository root)
+fns=1500
+if short; then rounds=1 fns=100 BENCH_WS=${BENCH_WS:-small} BENCH_FS=${BENCH_FS:-plain}; fi
 BENCH_WS=${BENCH_WS:-small node 100k}
 BENCH_FS=${BENCH_FS:-plain ext4 xfs btrfs}
 repo=$(pwd)
@@ -27,10 +31,9 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 shadow="$tmp/shadow"
 
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 field() { python3 -c 'import sys, json; r = json.load(sys.stdin); print(r.get(sys.argv[1]) or 0)' "$1"; }
 hypdur() { python3 -c 'import sys, json; r = json.load(sys.stdin); print(max(h["duration_ms"] for h in r["hypotheses"]))'; }
 
@@ -70,7 +73,8 @@ copy_cost() {
     : > "$tmp/ms"
     local bytes=0
     for i in $(seq "$rounds"); do
-      out=$(XDG_STATE_HOME="$root/state" "$shadow" --headless --json --no-record --mode copy -j 1 -C "$root/$ws" "$tmp/n4.json" -- true 2>/dev/null || true)
+      rc=0; out=$(XDG_STATE_HOME="$root/state" "$shadow" --headless --json --no-record --mode copy -j 1 -C "$root/$ws" "$tmp/n4.json" -- true 2>"$tmp/err") || rc=$?
+      BENCH_LAST=$tmp/err checked "$rc" shadow --mode copy in "$root/$ws"
       echo "$out" | field copy_ms | awk '{print $1/4}' >> "$tmp/ms"
       bytes=$(echo "$out" | field copy_bytes)
     done
@@ -135,27 +139,24 @@ for mode in copy inplace; do
   passed=0
   for i in $(seq "$rounds"); do
     s=$(now)
-    if XDG_STATE_HOME="$tmp/plain/state" "$shadow" --headless --no-record --mode "$mode" -j 4 -C "$py" "$tmp/py4.json" -- "$python" -m pytest -q -p no:cacheprovider >/dev/null 2>&1; then passed=$((passed+1)); fi
+    if XDG_STATE_HOME="$tmp/plain/state" "$shadow" --headless --no-record --mode "$mode" -j 4 -C "$py" "$tmp/py4.json" -- "$python" -m pytest -q -p no:cacheprovider >"$tmp/out" 2>&1; then passed=$((passed+1)); else BENCH_LAST=$tmp/out checked $? "$mode" pytest run; fi
     awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.3f\n", b-a}' >> "$tmp/wall"
   done
   printf '%-8s %.2f s wall for 4 hypotheses, -j 4 on %d cores (%d of %d runs had a winner)\n' "$mode" "$(median < "$tmp/wall")" "$(nproc)" "$passed" "$rounds"
 done
 
 echo "== 3. cargo: does copying target/ pay at the copy's new path?"
-if ! command -v cargo >/dev/null; then
-  echo "skipped: no cargo"
-  exit 0
-fi
+command -v cargo >/dev/null || skip "part 3: no cargo (https://rustup.rs)"
 # A dependency outside the workspace (as a registry crate in ~/.cargo is):
 # its path is the same from the copy. A crate inside the workspace is
 # reached at the copy's path.
 dep="$tmp/cargo-dep"; app="$tmp/cargo-app"
 mkdir -p "$dep/src" "$app/src" "$app/inner/src"
-python3 - "$dep/src/lib.rs" "$app/inner/src/lib.rs" <<'EOF'
+python3 - "$dep/src/lib.rs" "$app/inner/src/lib.rs" "$fns" <<'EOF'
 import sys
-for p in sys.argv[1:]:
+for p in sys.argv[1:3]:
     with open(p, "w") as f:
-        for i in range(1500):
+        for i in range(int(sys.argv[3])):
             f.write("pub fn f%d(x: u64) -> u64 { let v: Vec<u64> = (0..x).map(|i| i * %d).collect(); v.iter().sum() }\n" % (i, i))
 EOF
 printf '[package]\nname = "dep"\nversion = "0.1.0"\nedition = "2021"\n' > "$dep/Cargo.toml"

@@ -5,19 +5,23 @@
 # pytest suite of ~900 tests that takes about a second; the same spec with and
 # without --no-cross, in alternating rounds, wall and CPU (the run's own and
 # its children's, sandboxes included) side by side. The budget is 1.3x.
-# usage: bench/cross.sh [ROUNDS] [JOBS]   (defaults 5 and the CPU count)
+# usage: bench/cross.sh [ROUNDS] [JOBS]   (defaults 5 and the CPU count;
+#   SHORT=1: one round, no warm-up)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 jobs=${2:-$(nproc)}
+. bench/lib.sh
+if short; then rounds=1; fi
 tmp=$(mktemp -d /tmp/shadow-bench-cross.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 shadow="$tmp/shadow"
 py=python3
 for p in python3 /usr/bin/python3; do
   if "$p" -c 'import pytest' 2>/dev/null; then py=$(command -v "$p"); break; fi
 done
+"$py" -c 'import pytest' 2>/dev/null || skip "no pytest for $py (apt-get install python3-pytest)"
 
 ws="$tmp/ws"
 mkdir -p "$ws/tests" "$tmp/cands"
@@ -108,8 +112,10 @@ EOF
 
 stats() { sort -g | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; printf "%.2f (%.2f-%.2f)", m, v[1], v[NR]}'; }
 
-echo "warming up (one run of each)..." >&2
-run cross >/dev/null; run no-cross >/dev/null
+if ! short; then
+  echo "warming up (one run of each)..." >&2
+  run cross >/dev/null; run no-cross >/dev/null
+fi
 : > "$tmp/cross"; : > "$tmp/nocross"; : > "$tmp/ratio"
 for i in $(seq "$rounds"); do
   # Alternate which goes first, so a trend in the machine's load hits both.

@@ -40,37 +40,51 @@
 #   ECOS="go py js" picks the projects; APPROACHES="overlay copy loop
 #   worktree cpcopy" picks the approaches (loop is needed for the ratios);
 #   KEEP=DIR keeps the per-round figures for bench/ecosystems-report.sh.
+#   SHORT=1: one round of 1 hypothesis, no warm-up of the approaches; an
+#   ecosystem whose tools or sources are missing here is skipped, saying
+#   why (its fetch from the network happens once, into the cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs1=${1:-15}
 pairs4=${2:-5}
+. bench/lib.sh  # short, skip
+if short; then pairs1=1 pairs4=${2:-0}; fi
 ECOS=${ECOS:-go py js}
 APPROACHES=${APPROACHES:-overlay copy loop worktree cpcopy}
 cache=${SHADOW_BENCH_CACHE:-/var/tmp/shadow-bench}
 py=/usr/bin/python3 # Debian's, where python3-pytest is; not a pyenv shim
 
 die() { echo "ecosystems.sh: $*" >&2; exit 1; }
-need() { command -v "$1" >/dev/null 2>&1 || die "$1 not found: $2"; }
+# lack WHY: what an ecosystem needs is not here: the bench stops, or under
+# SHORT=1 that ecosystem is skipped (its check returns 1).
+lack() { if short; then [ "$e" = all ] && skip "$*"; echo "skipped $e: $*"; return 1; fi; die "$*"; }
+need() { command -v "$1" >/dev/null 2>&1 || lack "$1 not found: $2"; }
+e=all
 need go "install Go (see README)"
 need git "apt-get install git"
 need setsid "apt-get install util-linux"
 need /usr/bin/time "apt-get install time (bash's time cannot write the CPU of children to a file)"
-for e in $ECOS; do
+have() { # have ECO: the ecosystem's tools and sources are here
+  local e=$1
   case $e in
   go) ;;
   py)
-    [ -x "$py" ] || die "$py not found: apt-get install python3"
-    "$py" -c 'import pytest' 2>/dev/null || die "pytest missing for $py: apt-get install python3-pytest"
-    need dpkg-source "apt-get install dpkg-dev"
-    need apt-get "the Python project is Debian's source package sortedcontainers"
+    [ -x "$py" ] || { lack "$py not found: apt-get install python3"; return; }
+    "$py" -c 'import pytest' 2>/dev/null || { lack "pytest missing for $py: apt-get install python3-pytest"; return; }
+    need dpkg-source "apt-get install dpkg-dev" && need apt-get "the Python project is Debian's source package sortedcontainers" || return
+    [ -f "$cache/sortedcontainers-2.4.0/setup.py" ] || apt-cache showsrc sortedcontainers 2>/dev/null | grep -q '^Package: sortedcontainers' ||
+      lack "no Debian source for sortedcontainers: add a deb-src line for your suite (e.g. /etc/apt/sources.list.d/debian-src.sources with 'Types: deb-src', the URIs/Suites/Components of your deb line), then apt-get update"
     ;;
   js)
-    need node "apt-get install nodejs (node >= 18 for vitest 3)"
-    need npm "apt-get install npm"
+    need node "apt-get install nodejs (node >= 18 for vitest 3)" && need npm "apt-get install npm"
     ;;
   *) die "unknown ecosystem $e in ECOS (go py js)" ;;
   esac
-done
+}
+ecos=
+for e in $ECOS; do if have "$e"; then ecos="$ecos $e"; fi; done
+ECOS=$ecos
+[ -n "$ECOS" ] || skip "no ecosystem can run here"
 case " $APPROACHES " in *" loop "*) ;; *) die "APPROACHES must include loop: the ratios are against it" ;; esac
 
 tmp=$(mktemp -d /tmp/shadow-bench-eco.XXXXXX)
@@ -84,7 +98,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export XDG_STATE_HOME="$tmp/state"
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 shadow="$tmp/shadow"
 jobs=$(nproc)
 mkdir -p "$cache"
@@ -286,7 +300,7 @@ for eco in $ECOS; do
     # content-keyed cache would otherwise charge to whichever approach
     # runs first in round 1 (seen: 1.85x for overlay, 1.05x after); a
     # failing approach stops the bench here
-    for a in $APPROACHES; do measure "$a" "$n"; done
+    if ! short; then for a in $APPROACHES; do measure "$a" "$n"; done; fi
     for a in $APPROACHES; do : > "$tmp/r-$eco-$n-$a"; done
     order=($APPROACHES)
     for i in $(seq "$rounds"); do

@@ -10,15 +10,18 @@
 #      default -j is the number of cores).
 # go-cmp comes from the module cache, or through the module proxy
 # (`go mod download github.com/google/go-cmp@v0.7.0`).
-# usage: bench/gocmp.sh [PAIRS] [JPAIRS]   (defaults 15 and 5; JPAIRS 0 skips 2.)
+# usage: bench/gocmp.sh [PAIRS] [JPAIRS]   (defaults 15 and 5; JPAIRS 0 skips 2.;
+#   SHORT=1: one pair of each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-15}
 jpairs=${2:-5}
+. bench/lib.sh  # now, elapsed, median, short (from the repository root)
+if short; then pairs=1 jpairs=1; fi
 tmp=$(mktemp -d /tmp/shadow-bench-gocmp.XXXXXX)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 shadow="$tmp/shadow"
 
 src=$(GOFLAGS=-mod=mod go mod download -json github.com/google/go-cmp@v0.7.0 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
@@ -27,11 +30,10 @@ cp -r "$src" "$ws" && chmod -R u+w "$ws"
 (cd "$ws" && git init -q . && git add -A >/dev/null && git -c user.email=b@b -c user.name=b commit -qm init)
 cmd=(go test -count=1 ./cmp/...)
 
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 # cputime CMD...: user+system seconds of CMD and everything it waited for
 # (the sandbox init reaps the command's processes), steadier than the
 # wall clock on a machine others keep busy.
-cputime() { /usr/bin/time -f '%U %S' -o "$tmp/cpu.t" "$@" >/dev/null 2>&1 || true; awk '{printf "%.4f\n", $1+$2}' "$tmp/cpu.t"; }
+cputime() { local rc=0; /usr/bin/time -f '%U %S' -o "$tmp/cpu.t" "$@" >/dev/null 2>&1 || rc=$?; checked "$rc" "$@"; awk '{printf "%.4f\n", $1+$2}' "$tmp/cpu.t"; }
 stats() { sort -g "$1" | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; q1=v[int((NR+3)/4)]; q3=v[int((3*NR+1)/4)]; printf "%.3f %.3f %.3f %.3f %.3f\n", m, q1, q3, v[1], v[NR]}'; }
 ratios() { paste "$1" "$2" | awk '{printf "%.4f\n", $2/$1}'; }
 

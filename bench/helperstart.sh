@@ -6,14 +6,17 @@
 # (exit 125) right after dispatch; that time is what a hypothesis pays
 # before its command starts. Given several binaries (e.g. before and after
 # a change), the runs alternate so a noisy machine affects them alike.
-# usage: bench/helperstart.sh [ROUNDS] [BINARY...]   (default 200, this tree's build)
+# usage: bench/helperstart.sh [ROUNDS] [BINARY...]   (default 200, this tree's build;
+#   SHORT=1: 5 rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-200}; shift || true
+. bench/lib.sh
+if short; then rounds=5; fi
 bins=("$@")
 if [ ${#bins[@]} -eq 0 ]; then
   tmp=$(mktemp -d /tmp/shadow-bench.XXXXXX); trap 'rm -rf "$tmp"' EXIT
-  go build -o "$tmp/shadow" . && bins=("$tmp/shadow")
+  shadow_build "$tmp/shadow" && bins=("$tmp/shadow")
 fi
 python3 - "$rounds" "${bins[@]}" <<'PY'
 import os, subprocess, sys, time, statistics

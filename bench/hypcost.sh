@@ -25,8 +25,8 @@ chmod 755 "$tmp"
 trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 . bench/lib.sh # now, elapsed, median, cpu
 vers="new"
-CGO_ENABLED=0 go build -o "$tmp/new-shadow" .
-if [ "${SHORT:-0}" = 1 ]; then
+shadow_build "$tmp/new-shadow" CGO_ENABLED=0
+if short; then
   rounds=1
 else
   git worktree add -q --detach "$tmp/old" "$base"

@@ -11,17 +11,22 @@
 #      (later runs); what choosing per-slot caches costs;
 #   3. a small pytest project the same way (nothing redirected matters to
 #      it: its __pycache__ and .pytest_cache are in the copy).
-# usage: bench/landlock.sh [ROUNDS]   (default 3)
+# usage: bench/landlock.sh [ROUNDS]   (default 3; SHORT=1: one round, this
+#   tree's build in place of the one before the seal)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 base=${LANDLOCK_BASE:-69b81ba}
 tmp=$(mktemp -d "${BENCH_TMP:-/tmp}/shadow-landlock.XXXXXX")
 trap 'git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-go build -o "$tmp/new" .
-git worktree add -q "$tmp/old" "$base"
-(cd "$tmp/old" && go build -o "$tmp/old-shadow" .)
 . bench/lib.sh  # now, elapsed, median (from the repository root)
+shadow_build "$tmp/new"
+if short; then
+  rounds=1; cp "$tmp/new" "$tmp/old-shadow"
+else
+  git worktree add -q "$tmp/old" "$base"
+  (cd "$tmp/old" && go build -o "$tmp/old-shadow" .)
+fi
 per_hyp() { python3 -c '
 import sys, json, statistics
 from datetime import datetime
@@ -32,12 +37,9 @@ for line in sys.stdin:
         t.setdefault(e["hyp"], {})[e["kind"]] = datetime.fromisoformat(e["time"].replace("Z", "+00:00"))
 d = [(v["hyp_finished"] - v["hyp_started"]).total_seconds() * 1000 for v in t.values()]
 print("%.1f" % statistics.median(d))'; }
-# cpu CMD...: user+sys seconds of CMD and its children
-cpu() { python3 -c '
-import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("%.2f" % (r.ru_utime + r.ru_stime))' "$@"; }
+# cpu (lib.sh): user+sys seconds of CMD and its children, printed with
+# two decimals here
+cpu2() { cpu "$@" | awk '{printf "%.2f\n", $1}'; }
 
 echo "== 1. fixed cost per hypothesis, copy mode, command true (-j 1, median of 40 per round)"
 ws="$tmp/ws"; mkdir -p "$ws"
@@ -59,10 +61,10 @@ cmp="$tmp/go-cmp"; cp -r "$dir" "$cmp"; chmod -R u+w "$cmp"
 (cd "$cmp" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
 echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json"
 XDG_STATE_HOME="$tmp/st-old" "$tmp/old-shadow" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./... >/dev/null 2>&1 || true
-printf 'unsealed, user GOCACHE warm: '; XDG_STATE_HOME="$tmp/st-old" cpu "$tmp/old-shadow" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
-printf 'sealed, slot cache cold:      '; XDG_STATE_HOME="$tmp/st-new" cpu "$tmp/new" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
+printf 'unsealed, user GOCACHE warm: '; XDG_STATE_HOME="$tmp/st-old" cpu2 "$tmp/old-shadow" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
+printf 'sealed, slot cache cold:      '; XDG_STATE_HOME="$tmp/st-new" cpu2 "$tmp/new" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
 for r in $(seq "$rounds"); do
-  printf 'sealed, slot cache warm:      '; XDG_STATE_HOME="$tmp/st-new" cpu "$tmp/new" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
+  printf 'sealed, slot cache warm:      '; XDG_STATE_HOME="$tmp/st-new" cpu2 "$tmp/new" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
 done
 
 echo "== 3. a pytest project, copy mode, CPU seconds"
@@ -70,6 +72,6 @@ py="$tmp/py"; mkdir -p "$py"
 for i in $(seq 20); do printf 'def f%d(x):\n    return x + %d\n' "$i" "$i" > "$py/m$i.py"; printf 'from m%d import f%d\n\ndef test_f():\n    assert f%d(1) == %d\n' "$i" "$i" "$i" "$((i+1))" > "$py/test_m$i.py"; done
 (cd "$py" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
 for r in $(seq "$rounds"); do
-  printf 'unsealed: '; XDG_STATE_HOME="$tmp/st-old" cpu "$tmp/old-shadow" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- python3 -m pytest -q
-  printf 'sealed:   '; XDG_STATE_HOME="$tmp/st-new" cpu "$tmp/new" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- python3 -m pytest -q
+  printf 'unsealed: '; XDG_STATE_HOME="$tmp/st-old" cpu2 "$tmp/old-shadow" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- python3 -m pytest -q
+  printf 'sealed:   '; XDG_STATE_HOME="$tmp/st-new" cpu2 "$tmp/new" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- python3 -m pytest -q
 done

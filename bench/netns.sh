@@ -9,23 +9,31 @@
 #   2. what pasta (passt) costs to start per network namespace, where it
 #      is installed (the reason shadow does not start one per hypothesis).
 # usage: bench/netns.sh [ROUNDS]   (default 3); as root and as a user.
+#   SHORT=1: one round of 5x, this tree's build in place of the one before
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
+. bench/lib.sh
+benchtime=40x
+if short; then rounds=1 benchtime=5x; fi
 tmp=$(mktemp -d /tmp/shadow-bench-net.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 
 echo "== 1. fixed cost per hypothesis by network (BenchmarkShadowTrueNet, command true)"
 base=${NET_BASE:-69b81ba}
-git worktree add -q --detach "$tmp/before" "$base" >/dev/null 2>&1
-(cd "$tmp/before" && go test -c -o "$tmp/before.test" ./overlay)
-git worktree remove --force "$tmp/before"
 go test -c -o "$tmp/now.test" ./overlay
+if short; then
+  cp "$tmp/now.test" "$tmp/before.test"
+else
+  git worktree add -q --detach "$tmp/before" "$base" >/dev/null 2>&1
+  (cd "$tmp/before" && go test -c -o "$tmp/before.test" ./overlay)
+  git worktree remove --force "$tmp/before"
+fi
 for i in $(seq "$rounds"); do
-  (cd "$tmp" && ./before.test -test.run '^$' -test.bench 'BenchmarkShadowTrue$' -test.benchtime 40x) |
+  (cd "$tmp" && ./before.test -test.run '^$' -test.bench 'BenchmarkShadowTrue$' -test.benchtime "$benchtime") |
     awk -v b="$base" '/^Benchmark/{printf "%-26s %6.1f ms/op  %5.1f cpu-ms/op\n", b" (host, no limits)", $3/1e6, $5}'
-  (cd "$tmp" && ./now.test -test.run '^$' -test.bench 'BenchmarkShadowTrueNet$' -test.benchtime 40x) |
+  (cd "$tmp" && ./now.test -test.run '^$' -test.bench 'BenchmarkShadowTrueNet$' -test.benchtime "$benchtime") |
     awk '/^Benchmark/{n=$1; sub(/^BenchmarkShadowTrueNet\//, "", n); sub(/-[0-9]+$/, "", n); printf "%-26s %6.1f ms/op  %5.1f cpu-ms/op\n", n, $3/1e6, $5}'
 done
 

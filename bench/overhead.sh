@@ -8,20 +8,22 @@
 #      and a 100k-file workspace (marginal cost of one more hypothesis);
 #   2b. the seal's share of it: the build before the seal against this one;
 #   3. 4 sleep-bound hypotheses on this machine's cores against one.
-# usage: bench/overhead.sh [ROUNDS]   (default 7)
+# usage: bench/overhead.sh [ROUNDS]   (default 7; SHORT=1: one round, the
+#   1k-file workspace only, this tree's build in place of the one before)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-7}
+. bench/lib.sh  # now, elapsed, median, short (from the repository root)
+sizes="1000 100000" benchtime=40x
+if short; then rounds=1 sizes=1000 benchtime=5x; fi
 tmp=$(mktemp -d /tmp/shadow-bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
 # Built as the Makefile builds it (CGO_ENABLED=0: static). With cgo the
 # binary starts through the dynamic loader, which the sandbox init, the
 # same binary re-executed, pays again in every hypothesis.
-CGO_ENABLED=0 go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow" CGO_ENABLED=0
 shadow="$tmp/shadow"
-
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 
 echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json"
 
@@ -67,10 +69,10 @@ for line in sys.stdin:
         t.setdefault(e["hyp"], {})[e["kind"]] = datetime.fromisoformat(e["time"].replace("Z", "+00:00"))
 d = [(v["hyp_finished"] - v["hyp_started"]).total_seconds() * 1000 for v in t.values()]
 print("%.1f" % statistics.median(d))'; }
-for n in 1000 100000; do
+for n in $sizes; do
   ws="$tmp/ws$n"; mkws "$ws" "$n"
   : > "$tmp/t1"
-  for i in $(seq 3); do elapsed "$shadow" --headless --no-record -j 1 -C "$ws" "$tmp/n1.json" -- true >> "$tmp/t1"; done
+  for i in $(seq "$rounds"); do elapsed "$shadow" --headless --no-record -j 1 -C "$ws" "$tmp/n1.json" -- true >> "$tmp/t1"; done
   t1=$(median < "$tmp/t1")
   ph=$("$shadow" --headless --events --no-record -j 1 -C "$ws" "$tmp/n40.json" -- true | per_hyp)
   awk -v n="$n" -v a="$t1" -v p="$ph" 'BEGIN{printf "%6d files: per hypothesis %.1f ms (median of 40); whole run with 1 hypothesis %.3fs\n", n, p, a}'
@@ -83,13 +85,17 @@ echo "== 2b. the seal's cost per hypothesis (overlay's BenchmarkShadowTrue: comm
 # cpu-ms/op (the init's and the command's CPU) is the figure to compare
 # on a busy machine; ns/op is wall time.
 base=${SEAL_BASE:-8b5fac0}
-git worktree add -q --detach "$tmp/before" "$base" >/dev/null 2>&1
-(cd "$tmp/before" && go test -c -o "$tmp/before.test" ./overlay)
-git worktree remove --force "$tmp/before"
 go test -c -o "$tmp/sealed.test" ./overlay
-for i in $(seq 3); do
+if short; then
+  cp "$tmp/sealed.test" "$tmp/before.test"
+else
+  git worktree add -q --detach "$tmp/before" "$base" >/dev/null 2>&1
+  (cd "$tmp/before" && go test -c -o "$tmp/before.test" ./overlay)
+  git worktree remove --force "$tmp/before"
+fi
+for i in $(seq "$rounds"); do
   for v in before sealed; do
-    (cd "$tmp" && "./$v.test" -test.run '^$' -test.bench 'BenchmarkShadowTrue$' -test.benchtime 40x) | awk -v v="$v" '/^Benchmark/{printf "%-7s %6.1f ms/op  %5.1f cpu-ms/op\n", v, $3/1e6, $5}'
+    (cd "$tmp" && "./$v.test" -test.run '^$' -test.bench 'BenchmarkShadowTrue$' -test.benchtime "$benchtime") | awk -v v="$v" '/^Benchmark/{printf "%-7s %6.1f ms/op  %5.1f cpu-ms/op\n", v, $3/1e6, $5}'
   done
 done
 

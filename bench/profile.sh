@@ -19,14 +19,16 @@
 #   exit      run_finished to the process's exit: printing, recording.
 # Commands: `true` on a 1k-file checkout, and `go test -count=1 ./cmp/...`
 # on google/go-cmp (module cache or proxy), each against the bare command.
-# usage: bench/profile.sh [ROUNDS]   (default 9)
+# usage: bench/profile.sh [ROUNDS]   (default 9; SHORT=1: one round)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-9}
+. bench/lib.sh
+if short; then rounds=1; fi
 tmp=$(mktemp -d /tmp/shadow-bench-profile.XXXXXX)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
-CGO_ENABLED=0 go build -o "$tmp/shadow" . # static, as the Makefile builds it (bench/overhead.sh says why)
+shadow_build "$tmp/shadow" CGO_ENABLED=0 # static, as the Makefile builds it (bench/overhead.sh says why)
 shadow="$tmp/shadow"
 echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json"
 

@@ -12,11 +12,14 @@
 #   3. --freeze on a warm node against the same run without it.
 # Loopback ssh measures shadow's fixed cost (handshake, sync, transfer),
 # not a network's latency. Needs root (sshd, mount namespaces).
-# usage: sudo bench/remote.sh [ROUNDS]   (default 3)
+# usage: sudo bench/remote.sh [ROUNDS]   (default 3; SHORT=1: one round)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
-[ "$(id -u)" = 0 ] || { echo "bench/remote.sh: needs root (an sshd per simulated node)" >&2; exit 2; }
+. bench/lib.sh  # now, elapsed, median, short (from the repository root)
+if short; then rounds=1; fi
+if [ "$(id -u)" != 0 ]; then short && skip "bench/remote.sh needs root (an sshd per simulated node)"; echo "bench/remote.sh: needs root (an sshd per simulated node)" >&2; exit 2; fi
+for t in jq rsync /usr/sbin/sshd unshare; do command -v "$t" >/dev/null || skip "no $t (apt-get install jq rsync openssh-server util-linux)"; done
 tmp=$(mktemp -d /tmp/shadow-bench-remote.XXXXXX)
 pids=()
 cleanup() {
@@ -26,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 export XDG_STATE_HOME="$tmp/state"
 export PATH="/usr/local/go/bin:$PATH"
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 shadow="$tmp/shadow"
 mkdir -p "$tmp/keys" "$tmp/co" /run/sshd /root/.cache /root/.local/state
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/keys/host"
@@ -59,11 +62,12 @@ CFG
 node n1; node n2; node n3
 export SHADOW_SSH_COMMAND="ssh -F $tmp/keys/config"
 
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 run() { # OUT ARGS...: wall seconds of one shadow run; its JSON report in OUT
   local out=$1; shift
   local s; s=$(now)
-  "$shadow" --headless --json --no-record "$@" > "$out" 2>"$tmp/err" || true
+  local rc=0
+  "$shadow" --headless --json --no-record "$@" > "$out" 2>"$tmp/err" || rc=$?
+  BENCH_LAST=$tmp/err checked "$rc" shadow "$@" >&2
   awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}'
 }
 sync_of() { jq -r '[.sync[]? | "\(.ms) ms \(.bytes) B"] | join(", ") | if . == "" then "-" else . end' "$1"; }

@@ -27,7 +27,8 @@
 # 76d04be, 7 rounds at load 30-41 on 2 cores: overlay as root +0.8 ms CPU
 # per hypothesis (paired +1.2), as shadowci +1.9 (paired +1.2), copy
 # sealed +0.4 (paired -0.1); target +2.
-# usage: bench/sealedges.sh [ROUNDS]   (default 5)
+# usage: bench/sealedges.sh [ROUNDS]   (default 5; SHORT=1: one round of
+#   short batches, this tree's build on both sides)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -38,14 +39,22 @@ tmp=$(mktemp -d "${BENCH_TMP:-/tmp}/shadow-sealedges.XXXXXX")
 chmod 755 "$tmp"
 trap 'umount "$tmp/fs" 2>/dev/null || true; git worktree remove --force "$tmp/old" >/dev/null 2>&1 || true; git worktree remove --force "$tmp/newtree" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 . bench/lib.sh  # now, elapsed, median (from the repository root)
-git worktree add -q --detach "$tmp/old" "$base"
+# Batches: the overlay benchmark's short and long -benchtime, copy mode's
+# short and long specs.
+os=10 ol=50 cs=8 cl=40
+if short; then rounds=1 os=2 ol=4 cs=2 cl=4; fi
 # Both static, as the Makefile and the releases build shadow (with cgo the
 # init, re-executed in every hypothesis, starts through the dynamic loader).
 export CGO_ENABLED=0
-(cd "$tmp/old" && go build -o "$tmp/old-shadow" . && go test -c -o "$tmp/old-overlay.test" ./overlay)
 new=.
 if [ -n "${SEAL_EDGES_NEW-}" ]; then git worktree add -q --detach "$tmp/newtree" "$SEAL_EDGES_NEW"; new=$tmp/newtree; fi
 (cd "$new" && go build -o "$tmp/new-shadow" . && go test -c -o "$tmp/new-overlay.test" ./overlay)
+if short; then
+  cp "$tmp/new-shadow" "$tmp/old-shadow"; cp "$tmp/new-overlay.test" "$tmp/old-overlay.test"
+else
+  git worktree add -q --detach "$tmp/old" "$base"
+  (cd "$tmp/old" && go build -o "$tmp/old-shadow" . && go test -c -o "$tmp/old-overlay.test" ./overlay)
+fi
 echo "old: $base ($(git log -1 --format=%s "$base" | cut -c1-60)); new: ${SEAL_EDGES_NEW:-this tree, $(git log -1 --format=%h HEAD)}; load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 # cpu_ms CMD...: the CPU milliseconds (user + system) of CMD and every process
 # under it that was reaped, its output to $tmp/last.out.
@@ -81,10 +90,10 @@ overlay() { # overlay WHO LABEL
   for i in $(seq "$rounds"); do
     for v in old new; do
       local bench="./$v-overlay.test -test.run '^\$' -test.bench 'BenchmarkShadowTrue\$' -test.benchtime" short long
-      argv "$who" "$bench 10x"; short=$(cpu_ms "${cmd[@]}" </dev/null)
-      argv "$who" "$bench 50x"; long=$(cpu_ms "${cmd[@]}" </dev/null)
+      argv "$who" "$bench ${os}x"; short=$(cpu_ms "${cmd[@]}" </dev/null)
+      argv "$who" "$bench ${ol}x"; long=$(cpu_ms "${cmd[@]}" </dev/null)
       grep -q '^BenchmarkShadowTrue' "$tmp/last.out" || { cat "$tmp/last.out"; exit 1; }
-      awk -v v="$v" -v s="$short" -v l="$long" '/^BenchmarkShadowTrue/{printf "%s %.2f %.1f %.2f\n", v, (l-s)/40, $3/1e6, $5}' "$tmp/last.out" |
+      awk -v v="$v" -v s="$short" -v l="$long" '/^BenchmarkShadowTrue/{printf "%s %.2f %.1f %.2f\n", v, (l-s)/'"$((ol - os))"', $3/1e6, $5}' "$tmp/last.out" |
         tee -a "$f" | awk '{printf "%s %6.2f cpu-ms per hypothesis  %6.1f ms/op  %5.2f cpu-ms/op (init and command)\n", $1, $2, $3, $4}'
     done
   done
@@ -109,7 +118,7 @@ for i in $(seq 200); do echo "$i" > "$ws/f$i.txt"; done
 spec_n() { # spec_n N > file
   printf '{"hypotheses":['; for i in $(seq "$1"); do [ "$i" -gt 1 ] && printf ','; printf '{"name":"h%d","edits":[{"path":"f1.txt","content":"x\\n"}]}' "$i"; done; printf ']}\n'
 }
-spec_n 8 > "$tmp/n8.json"; spec_n 40 > "$tmp/n40.json"
+spec_n "$cs" > "$tmp/n8.json"; spec_n "$cl" > "$tmp/n40.json"
 per_hyp() { python3 -c '
 import sys, json, statistics
 from datetime import datetime
@@ -127,7 +136,7 @@ for i in $(seq "$rounds"); do
     short=$(cpu_ms "${run[@]}" "$tmp/n8.json" -- true)
     long=$(cpu_ms "${run[@]}" "$tmp/n40.json" -- true)
     wall=$(per_hyp "$tmp/last.out")
-    awk -v v="$v" -v s="$short" -v l="$long" -v w="$wall" 'BEGIN{printf "%s %.2f %.1f\n", v, (l-s)/32, w}' |
+    awk -v v="$v" -v s="$short" -v l="$long" -v w="$wall" 'BEGIN{printf "%s %.2f %.1f\n", v, (l-s)/'"$((cl - cs))"', w}' |
       tee -a "$f" | awk '{printf "%s %6.2f cpu-ms per hypothesis  %6.1f ms hyp_started to hyp_finished (median of 40)\n", $1, $2, $3}'
   done
 done

@@ -6,16 +6,19 @@
 #   2. the fixed cost of a shard: the wall time of one shard of N (its
 #      slice plus the baseline it reruns, plus process start and planning)
 #      against 1/N of the unsharded run of the same spec, -j 1 both.
-# usage: bench/shard.sh [ROUNDS]   (default 5)
+# usage: bench/shard.sh [ROUNDS]   (default 5; SHORT=1: one round, 4 shards
+#   of 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
+. bench/lib.sh  # now, elapsed, median, short (from the repository root)
+n=200
+if short; then rounds=1 n=40; fi
 tmp=$(mktemp -d /tmp/shadow-bench-shard.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 shadow="$tmp/shadow"
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 
 mkdir -p "$tmp/ws"
 for i in $(seq 100); do echo "$i" > "$tmp/ws/f$i.txt"; done
@@ -24,10 +27,11 @@ spec() { # spec N: a baseline and N-1 one-file candidates
     for i in $(seq 2 "$1"); do printf ',{"name":"h%d","edits":[{"path":"f1.txt","content":"%d\\n"}]}' "$i" "$i"; done
     printf ']}\n'; } > "$tmp/spec$1.json"
 }
-spec 200
-echo "== 1. shadow merge of 4 shards of 50 hypotheses (200 in all)"
+spec "$n"
+echo "== 1. shadow merge of 4 shards of $((n / 4)) hypotheses ($n in all)"
 for k in 0 1 2 3; do
-  "$shadow" --headless --json --no-record -C "$tmp/ws" --shard "$k/4" "$tmp/spec200.json" -- true > "$tmp/s$k.json" || true
+  rc=0; "$shadow" --headless --json --no-record -C "$tmp/ws" --shard "$k/4" "$tmp/spec$n.json" -- true > "$tmp/s$k.json" 2>"$tmp/err" || rc=$?
+  BENCH_LAST=$tmp/err checked "$rc" shadow --shard "$k/4"
 done
 : > "$tmp/m"
 for _ in $(seq "$rounds"); do elapsed "$shadow" merge --json "$tmp"/s[0-3].json >> "$tmp/m"; done

@@ -8,16 +8,17 @@
 # passing candidate's against every proposal, whichever shard it is in) and
 # the median wall time of the unsharded run and of the 3 shards run one after
 # another.
-# usage: bench/shardcross.sh [ROUNDS]   (default 3)
+# usage: bench/shardcross.sh [ROUNDS]   (default 3; SHORT=1: one round)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
+. bench/lib.sh  # now, elapsed, median, short (from the repository root)
+if short; then rounds=1; fi
 tmp=$(mktemp -d /tmp/shadow-bench-shardcross.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 shadow="$tmp/shadow"
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 cp -a testdata/judge/go/ws "$tmp/ws"
 spec=$PWD/testdata/judge/go/spec.json
 run() { "$shadow" --headless --no-record -j 2 -C "$tmp/ws" "$@" "$spec" -- go test -count=1 ./...; }

@@ -7,25 +7,28 @@
 # engine/stale's benchmark), to show no scan of the files is left, and, as root,
 # what one fanotify FAN_MARK_FILESYSTEM mark costs and how many events the
 # rest of the machine makes on that filesystem.
-# usage: bench/stale.sh [PAIRS] [FILES]   (defaults 15 and 100000)
+# usage: bench/stale.sh [PAIRS] [FILES]   (defaults 15 and 100000; SHORT=1:
+#   one pair on 2000 files, one iteration of the watch's benchmark)
 #   REF=rev bench/stale.sh   also times the shadow built from git rev REF
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${1:-15}
 nfiles=${2:-100000}
+. bench/lib.sh  # now, elapsed, median, short (from the repository root)
+benchtime=10x
+if short; then pairs=1 nfiles=${2:-2000} benchtime=1x; fi
 tmp=$(mktemp -d /tmp/shadow-bench-stale.XXXXXX)
 trap 'rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp"; }' EXIT
 export XDG_STATE_HOME="$tmp/state"
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 if [ -n "${REF:-}" ]; then
   git worktree add -q --detach "$tmp/ref" "$REF"
   (cd "$tmp/ref" && go build -o "$tmp/shadow-ref" .)
   git worktree remove --force "$tmp/ref"
 fi
 
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 # cputime CMD...: user+system seconds of CMD and all it waited for.
-cputime() { /usr/bin/time -f '%U %S' -o "$tmp/cpu.t" "$@" >/dev/null 2>&1 || true; awk '{printf "%.4f\n", $1+$2}' "$tmp/cpu.t"; }
+cputime() { local rc=0; /usr/bin/time -f '%U %S' -o "$tmp/cpu.t" "$@" >/dev/null 2>&1 || rc=$?; checked "$rc" "$@"; awk '{printf "%.4f\n", $1+$2}' "$tmp/cpu.t"; }
 # stats FILE: median, and the spread as the 25th-75th percentile range.
 stats() { sort -g "$1" | awk '{v[NR]=$1} END{m=(NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2; q1=v[int((NR+3)/4)]; q3=v[int((3*NR+1)/4)]; printf "%.3f %.3f %.3f %.3f %.3f\n", m, q1, q3, v[1], v[NR]}'; }
 
@@ -73,4 +76,4 @@ read -r rm rq1 rq3 rmin rmax < <(stats "$tmp/cratio")
 printf 'cpu time ratio shadow/git status: median %.2fx  (IQR %.2f-%.2f, min %.2f, max %.2f)\n' "$rm" "$rq1" "$rq3" "$rmin" "$rmax"
 
 echo "== the staleness watch alone (set every watch, stop, no change): go test -bench StaleWatch ./engine/stale"
-SHADOW_BENCH_WS="$ws" go test -run '^$' -bench 'Stale(Watch|Scan)|Fanotify' -benchtime 10x ./engine/stale | grep -E '^Benchmark'
+SHADOW_BENCH_WS="$ws" go test -run '^$' -bench 'Stale(Watch|Scan)|Fanotify' -benchtime "$benchtime" ./engine/stale | grep -E '^Benchmark'

@@ -20,10 +20,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 bursts=50
-if [ "${SHORT:-0}" = 1 ]; then rounds=1 bursts=5; fi
 size=${2:-120x40}
+. bench/lib.sh  # now, elapsed, median, short, skip (from the repository root)
 cols=${size%x*} rows=${size#*x}
-command -v tmux >/dev/null || { echo "tui_cpu: tmux is missing (apt-get install tmux)" >&2; exit 2; }
+if short; then rounds=1 bursts=5; fi
+command -v tmux >/dev/null || skip "tui_cpu: tmux is missing (apt-get install tmux)"
 tmp=$(mktemp -d /tmp/shadow-tuicpu.XXXXXX)
 sock="shadow-tuicpu-$$"
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -31,7 +32,7 @@ export XDG_STATE_HOME="$tmp/state"
 if [ -n "${SHADOW_BIN:-}" ]; then
   shadow=$(realpath "$SHADOW_BIN")
 else
-  go build -o "$tmp/shadow" .
+  shadow_build "$tmp/shadow"
   shadow="$tmp/shadow"
 fi
 tck=$(getconf CLK_TCK)
@@ -106,7 +107,6 @@ tui() {
   tmux -L "$sock" kill-session -t "t$n"
 }
 
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 sum() { awk '{ printf "%.2f\n", $1 + $2 }' "$1"; }
 
 # Warm up (probe cache, page cache), and check that every hypothesis ran

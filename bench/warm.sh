@@ -7,21 +7,23 @@
 # in a second run with --no-warm (what it was before), side by side in each
 # round; and the whole runs' wall time, which includes feeding the layer after
 # the report.
-# usage: bench/warm.sh [ROUNDS]   (default 3; medians)
+# usage: bench/warm.sh [ROUNDS]   (default 3; medians; SHORT=1: one round,
+#   200 functions)
 #   BENCH_FNS=N  functions generated into core so that compiling it costs
 #                something (default 4000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 fns=${BENCH_FNS:-4000}
+. bench/lib.sh  # now, elapsed, median, short (from the repository root)
+if short; then rounds=1 fns=${BENCH_FNS:-200}; fi
 export PATH="$PATH:$HOME/.cargo/bin"
-command -v cargo >/dev/null || { echo "bench/warm.sh: cargo is not on PATH" >&2; exit 3; }
+command -v cargo >/dev/null || skip "bench/warm.sh: cargo is not on PATH (https://rustup.rs)"
 unset RUSTC_WRAPPER CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
 tmp=$(mktemp -d /tmp/shadow-warmbench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/shadow" .
+shadow_build "$tmp/shadow"
 shadow="$tmp/shadow"
-. bench/lib.sh  # now, elapsed, median (from the repository root)
 base() { # base REPORT: the baseline's duration_ms and the crates it compiled
   python3 - "$1" <<'PY'
 import json, sys
@@ -50,7 +52,9 @@ PY
   run() {
     local s e
     s=$(date +%s%N)
-    XDG_STATE_HOME="$state" "$shadow" --headless --json -C "$ws" "$@" "$tmp/spec.json" -- cargo build --offline > "$tmp/rep.json" || true
+    local rc=0
+    XDG_STATE_HOME="$state" "$shadow" --headless --json -C "$ws" "$@" "$tmp/spec.json" -- cargo build --offline > "$tmp/rep.json" 2>"$tmp/err" || rc=$?
+    BENCH_LAST=$tmp/err checked "$rc" shadow "$@" >&2
     e=$(date +%s%N)
     echo "$(base "$tmp/rep.json") $(( (e - s) / 1000000 ))"
   }
