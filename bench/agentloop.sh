@@ -41,14 +41,14 @@ cache=${SHADOW_BENCH_CACHE:-/var/tmp/shadow-bench}
 # costs a warm build and not the standard library's.
 nocache="-u GOCACHE"
 if short; then nocache="GOCACHE=$(go env GOCACHE)"; fi
-export nocache
+export nocache tmp home
 home=$tmp/home
 mkdir -p "$home"
-inhome() { env $nocache -u GOMODCACHE -u GOPATH -u XDG_CACHE_HOME -u XDG_STATE_HOME -u GOFLAGS HOME="$home" GOTOOLCHAIN=local GOPROXY=off "$@"; }
+inhome() { env -u GOMODCACHE -u GOPATH -u XDG_CACHE_HOME -u XDG_STATE_HOME -u GOFLAGS $nocache HOME="$home" GOTOOLCHAIN=local GOPROXY=off "$@"; }
 # cpuwall CMD...: "CPU WALL" seconds of CMD (in $home) and all it waited for.
 cpuwall() {
   local rc=0
-  /usr/bin/time -f '%U %S %e' -o "$tmp/t" env $nocache -u GOMODCACHE -u GOPATH -u XDG_CACHE_HOME -u XDG_STATE_HOME -u GOFLAGS \
+  /usr/bin/time -f '%U %S %e' -o "$tmp/t" env -u GOMODCACHE -u GOPATH -u XDG_CACHE_HOME -u XDG_STATE_HOME -u GOFLAGS $nocache \
     HOME="$home" GOTOOLCHAIN=local GOPROXY=off "$@" >"$tmp/out" 2>&1 || rc=$?
   BENCH_LAST=$tmp/out checked "$rc" "$@"
   awk '{printf "%.3f %.3f\n", $1+$2, $3}' "$tmp/t"
@@ -179,11 +179,11 @@ nspec() { # nspec WS R: the round's spec, a baseline and the four candidates
 }
 nbareround() { # nbareround R: the loop without shadow, in the bare checkout
   local k
-  cd "$tmp/npm-bare"
+  cd "$tmp/npm-bare" || exit 1
   cp index.js "$tmp/norig"
   for k in 1 2 3 4; do
     ncandidate . "$1" "$k" > "$tmp/nnew" && cp "$tmp/nnew" index.js
-    node_modules/.bin/tape 'test/*.js' >/dev/null 2>&1 || true
+    node_modules/.bin/tape 'test/*.js' >/dev/null 2>&1 || [ $? = 1 ] || exit 1 # 1: the tests failed
     cp "$tmp/norig" index.js
   done
   ncandidate . "$1" 1 > "$tmp/nnew" && cp "$tmp/nnew" index.js # the winner

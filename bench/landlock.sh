@@ -12,7 +12,7 @@
 #   3. a small pytest project the same way (nothing redirected matters to
 #      it: its __pycache__ and .pytest_cache are in the copy).
 # usage: bench/landlock.sh [ROUNDS]   (default 3; SHORT=1: one round, this
-#   tree's build in place of the one before the seal)
+#   tree's build in place of the one before the seal, no part 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -56,6 +56,9 @@ o=$(median < "$tmp/old.t"); f=$(median < "$tmp/off.t"); n=$(median < "$tmp/new.t
 awk -v o="$o" -v f="$f" -v n="$n" 'BEGIN{printf "this build, SHADOW_LANDLOCK=off %.1f ms   sealed %.1f ms   the seal %+.1f ms per hypothesis   (build %s, before the seal and the other batch-3 work: %.1f ms)\n", f, n, n-f, "'"$base"'", o}'
 
 echo "== 2. go-cmp, go test ./... in copy mode, CPU seconds of the whole run"
+if short; then
+  echo "skipped: part 2 under SHORT=1 (a cold Go build in a slot's cache: a minute of CPU or more)"
+else
 dir=$(go mod download -json github.com/google/go-cmp@v0.7.0 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
 cmp="$tmp/go-cmp"; cp -r "$dir" "$cmp"; chmod -R u+w "$cmp"
 (cd "$cmp" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
@@ -66,6 +69,8 @@ printf 'sealed, slot cache cold:      '; XDG_STATE_HOME="$tmp/st-new" cpu2 "$tmp
 for r in $(seq "$rounds"); do
   printf 'sealed, slot cache warm:      '; XDG_STATE_HOME="$tmp/st-new" cpu2 "$tmp/new" --headless --no-record --mode copy -C "$cmp" "$tmp/one.json" -- go test ./...
 done
+
+fi
 
 echo "== 3. a pytest project, copy mode, CPU seconds"
 py="$tmp/py"; mkdir -p "$py"
