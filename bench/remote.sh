@@ -51,10 +51,16 @@ AuthorizedKeysFile $tmp/keys/authorized_keys
 PasswordAuthentication no
 MaxSessions 50
 LogLevel QUIET
+SetEnv XDG_CACHE_HOME=$tmp/cache-$name
 CFG
   printf 'Host %s\n  HostName 127.0.0.1\n  Port %s\n  User root\n  IdentityFile %s\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n' \
     "$name" "$p" "$tmp/keys/id" >> "$tmp/keys/config"
-  unshare -m --propagation private sh -c 'for d in "$1" /root/.cache /root/.local/state; do mount -t tmpfs tmpfs "$d"; done; exec /usr/sbin/sshd -D -e -f "$2"' sh "$tmp/co" "$tmp/keys/$name.sshd" &
+  # The node's caches start empty: a tmpfs of its own, outside $HOME (a
+  # mount inside $HOME, as /root/.cache once was, is read-only in a
+  # hypothesis: the seal's overlay of $HOME does not reach into it, and Go
+  # could not make its build cache there), named by XDG_CACHE_HOME.
+  mkdir -p "$tmp/cache-$name"
+  unshare -m --propagation private sh -c 'for d in "$1" "$3" /root/.local/state; do mount -t tmpfs tmpfs "$d"; done; exec /usr/sbin/sshd -D -e -f "$2"' sh "$tmp/co" "$tmp/keys/$name.sshd" "$tmp/cache-$name" &
   pids+=($!)
   for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && return; sleep 0.05; done
   echo "sshd for $name did not start" >&2; exit 1
@@ -67,6 +73,8 @@ run() { # OUT ARGS...: wall seconds of one shadow run; its JSON report in OUT
   local s; s=$(now)
   local rc=0
   "$shadow" --headless --json --no-record "$@" > "$out" 2>"$tmp/err" || rc=$?
+  # A run without a winner: what each hypothesis did, for the message.
+  [ "$rc" = 0 ] || jq -r '.hypotheses[]? | "\(.name) \(.status) \(.error // "")\n\(.output_tail // "")"' "$out" >> "$tmp/err" 2>/dev/null || true
   BENCH_LAST=$tmp/err checked "$rc" shadow "$@" >&2
   awk -v a="$s" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}'
 }
