@@ -73,10 +73,13 @@ done
 fi
 
 echo "== 3. a pytest project, copy mode, CPU seconds"
+python=python3
+/usr/bin/python3 -c 'import pytest' 2>/dev/null && python=/usr/bin/python3 # Debian's python3-pytest, not a pyenv shim
+"$python" -c 'import pytest' 2>/dev/null || skip "part 3: no pytest for $python (apt-get install python3-pytest)"
 py="$tmp/py"; mkdir -p "$py"
 for i in $(seq 20); do printf 'def f%d(x):\n    return x + %d\n' "$i" "$i" > "$py/m$i.py"; printf 'from m%d import f%d\n\ndef test_f():\n    assert f%d(1) == %d\n' "$i" "$i" "$i" "$((i+1))" > "$py/test_m$i.py"; done
 (cd "$py" && git init -q . && git add -A && git -c user.email=b@b -c user.name=b commit -qm init)
 for r in $(seq "$rounds"); do
-  printf 'unsealed: '; XDG_STATE_HOME="$tmp/st-old" cpu2 "$tmp/old-shadow" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- python3 -m pytest -q
-  printf 'sealed:   '; XDG_STATE_HOME="$tmp/st-new" cpu2 "$tmp/new" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- python3 -m pytest -q
+  printf 'unsealed: '; XDG_STATE_HOME="$tmp/st-old" cpu2 "$tmp/old-shadow" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- "$python" -m pytest -q
+  printf 'sealed:   '; XDG_STATE_HOME="$tmp/st-new" cpu2 "$tmp/new" --headless --no-record --mode copy -C "$py" "$tmp/one.json" -- "$python" -m pytest -q
 done
