@@ -55,6 +55,7 @@ done
 o=$(median < "$tmp/old.t"); f=$(median < "$tmp/off.t"); n=$(median < "$tmp/new.t")
 awk -v o="$o" -v f="$f" -v n="$n" 'BEGIN{printf "this build, SHADOW_LANDLOCK=off %.1f ms   sealed %.1f ms   the seal %+.1f ms per hypothesis   (build %s, before the seal and the other batch-3 work: %.1f ms)\n", f, n, n-f, "'"$base"'", o}'
 
+echo '{"hypotheses":[{"name":"baseline"}]}' > "$tmp/one.json" # parts 2 and 3
 echo "== 2. go-cmp, go test ./... in copy mode, CPU seconds of the whole run"
 if short; then
   echo "skipped: part 2 under SHORT=1 (a cold Go build in a slot's cache: a minute of CPU or more)"
