@@ -64,7 +64,7 @@ type Config struct {
 
 	// First, when set, names a hypothesis run alone before any other
 	// starts; AfterFirst runs once it has ended, before the others start
-	// (the home layer's baseline first: internal/run/warm.go). FirstWait,
+	// (the home layer's baseline first: internal/sandbox/layers_home.go). FirstWait,
 	// when set, decides how long the others wait: it returns true once
 	// ended is closed, false when they should start beside it (it hangs,
 	// or runs too long to be worth waiting for); AfterFirst then never runs.
