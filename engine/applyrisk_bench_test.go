@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/shadow-dev/shadow/engine/judge"
 )
 
 // BenchmarkGitRisks measures the git-obeys check (GitRisks, made once per
@@ -46,7 +48,7 @@ func BenchmarkGitRisks(b *testing.B) {
 			b.Fatalf("a real project is clean: %v", rs)
 		}
 		t1 := nowNano()
-		HypDiff(h, orig) // the report entry's diff, as the judge makes it
+		judge.HypDiff(h, orig) // the report entry's diff, as the judge makes it
 		t2 := nowNano()
 		risk += t1 - t0
 		diff += t2 - t1

@@ -48,7 +48,7 @@ type Config struct {
 	// TestsFrom are the tests written before the candidates were seen
 	// (--tests-from): already laid over every hypothesis's common part
 	// (WithTestsFrom); here for the judge and the report.
-	TestsFrom *TestsFrom
+	TestsFrom *judge.TestsFrom
 	Sandbox   Sandbox
 	Emit      func(Event)
 	// FixReport complete the report, in order, before run_finished is

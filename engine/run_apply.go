@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/shadow-dev/shadow/engine/judge"
+
 // applyWinner writes the winner into the checkout under --apply: its code
 // part only, unless --with-tests or --allow-test-edits (docs/report.md);
 // never when the run was cancelled or failed.
@@ -11,7 +13,7 @@ func (rs *runState) applyWinner() {
 	for _, h := range cfg.Hyps {
 		if h.Name == *rep.Winner {
 			if !cfg.WithTests && !cfg.AllowTestEdits {
-				h = CodeOnly(h, rs.jr.JudgePaths(h.Name))
+				h = judge.CodeOnly(h, rs.jr.JudgePaths(h.Name))
 			}
 			applied, err := ApplyHypothesis(cfg.Workspace, h, rs.orig)
 			if err != nil {

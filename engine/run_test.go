@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/parse"
 )
 
@@ -138,7 +139,7 @@ func TestRankOrderRules(t *testing.T) {
 		ok("e-passed-small", 5, 0, 1, StatusPassed),
 		ok("f-timeout", 0, 0, 0, StatusTimedOut),
 	}
-	Rank(rs, nil)
+	judge.Rank(rs, nil)
 	var got []string
 	for _, r := range rs {
 		got = append(got, r.Name)

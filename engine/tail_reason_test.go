@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shadow-dev/shadow/engine/judge"
 )
 
 // A pytest collection ImportError followed by a flood of captured stderr must
@@ -22,7 +24,7 @@ func TestTailKeepsCollectionErrorUnderCapturedStderr(t *testing.T) {
 	if !strings.Contains(out, "E   ImportError: cannot import name 'subtract'") {
 		t.Fatalf("the tail lost the collection error:\n%s", out)
 	}
-	if why := FailureReason(out); !strings.HasPrefix(why, "collection error in tests/test_calc.py: ImportError") {
+	if why := judge.FailureReason(out); !strings.HasPrefix(why, "collection error in tests/test_calc.py: ImportError") {
 		t.Errorf("reason %q", why)
 	}
 }

@@ -1,6 +1,9 @@
 package snap
 
-import "github.com/shadow-dev/shadow/engine"
+import (
+	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
+)
 
 // CodeOnly is the part of a recorded hypothesis that apply writes by
 // default: without the judge files it proposed (its recorded result's
@@ -12,7 +15,7 @@ import "github.com/shadow-dev/shadow/engine"
 func (s Store) CodeOnly(ws, run string, h engine.Hypothesis) engine.Hypothesis {
 	for _, r := range ReadRun(s.RunDir(ws, run)).Results {
 		if r.Name == h.Name && len(r.JudgeEdits) > 0 {
-			return engine.CodeOnly(h, r.JudgeEdits)
+			return judge.CodeOnly(h, r.JudgeEdits)
 		}
 	}
 	return h

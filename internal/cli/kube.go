@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/internal/fsutil"
 	"github.com/shadow-dev/shadow/internal/kube"
 	"github.com/shadow-dev/shadow/internal/run"
@@ -148,7 +149,7 @@ retried without counting. Then: shadow kube collect NAME. docs/kube.md.`,
 				}
 			}
 			if o.Mirror.Git != "" {
-				o.Mirror.Commit = engine.CheckoutCommit(ws)
+				o.Mirror.Commit = judge.CheckoutCommit(ws)
 			}
 			if o.NodeSelector, err = kube.ParseSelector(selector); err != nil {
 				return usage("kube job: %v", err)
@@ -170,7 +171,7 @@ retried without counting. Then: shadow kube collect NAME. docs/kube.md.`,
 			o.RunArgs, o.Command = runArgs, command
 			o.Namespace = conn.namespace
 			if o.Name == "" {
-				o.Name = kube.DefaultName(data, command, o.Shards, engine.CheckoutCommit(ws))
+				o.Name = kube.DefaultName(data, command, o.Shards, judge.CheckoutCommit(ws))
 			}
 			if err := o.Check(); err != nil {
 				return usage("kube job: %v", err)
@@ -296,9 +297,9 @@ pod log API (where logs are shipped elsewhere). Exit codes as shadow merge's.`,
 			for i, sh := range shards {
 				reps[i], names[i] = sh.Report, sh.Label()
 			}
-			merged, err := engine.MergeShards(reps, names)
+			merged, err := judge.MergeShards(reps, names)
 			if err != nil {
-				var me *engine.MergeError
+				var me *judge.MergeError
 				if errors.As(err, &me) {
 					return specErr("kube collect: %s", me.Msg)
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/internal/run"
 )
 
@@ -67,9 +68,9 @@ apply writes nothing and exits 1. --with-tests writes its proposed tests too.`,
 				}
 				reps = append(reps, rep)
 			}
-			merged, err := engine.MergeShards(reps, args)
+			merged, err := judge.MergeShards(reps, args)
 			if err != nil {
-				var me *engine.MergeError
+				var me *judge.MergeError
 				if errors.As(err, &me) {
 					return specErr("%s", me.Msg)
 				}
@@ -153,5 +154,5 @@ func writeMerged(s Streams, merged *engine.Report, asJSON bool) error {
 	return nil
 }
 
-// readShardReport reads one shard's report (engine.ReadShardReport).
-func readShardReport(r io.Reader) (*engine.Report, error) { return engine.ReadShardReport(r) }
+// readShardReport reads one shard's report (judge.ReadShardReport).
+func readShardReport(r io.Reader) (*engine.Report, error) { return judge.ReadShardReport(r) }

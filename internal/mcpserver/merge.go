@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/internal/run"
 )
 
@@ -56,7 +57,7 @@ func (s *Server) toolMerge(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		if err != nil {
 			return toolError("reports: %v", err), nil
 		}
-		rep, err := engine.ReadShardReport(f)
+		rep, err := judge.ReadShardReport(f)
 		f.Close()
 		if err != nil {
 			return toolError("reports: %s: %v", p, err), nil
@@ -65,14 +66,14 @@ func (s *Server) toolMerge(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	}
 	for i, doc := range in.InlineReports {
 		b, _ := json.Marshal(doc)
-		rep, err := engine.ReadShardReport(bytes.NewReader(b))
+		rep, err := judge.ReadShardReport(bytes.NewReader(b))
 		name := fmt.Sprintf("inline_reports[%d]", i)
 		if err != nil {
 			return toolError("%s: %v", name, err), nil
 		}
 		reps, names = append(reps, rep), append(names, name)
 	}
-	merged, err := engine.MergeShards(reps, names)
+	merged, err := judge.MergeShards(reps, names)
 	if err != nil {
 		return toolError("%v", err), nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/snap"
 )
 
@@ -92,17 +93,17 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 	unsharded := *a.Spec
 	unsharded.Shard = ""
 	specJSON, _ := json.MarshalIndent(&unsharded, "", "  ")
-	if d := engine.ShardDigest(specJSON, hyps); d != shard.SpecSHA256 {
+	if d := judge.ShardDigest(specJSON, hyps); d != shard.SpecSHA256 {
 		return nil, Usage("merge --apply: the spec resolves here to other files than the shards ran (spec_sha256 %.12s here, %.12s in the shards): a \"file\" or \"base\" it names differs on this machine; give the spec and files the shards ran", d, shard.SpecSHA256)
 	}
 	if shard.Base == "" {
 		return nil, Env("merge --apply: the shards ran outside git (their reports name no commit): nothing says what their checkout held, so a change since cannot be detected; nothing written (run unsharded with --apply, or shard a git checkout)")
 	}
-	orig, err := engine.CommitOriginals(ws, shard.Base, hyps)
+	orig, err := judge.CommitOriginals(ws, shard.Base, hyps)
 	if err != nil {
 		return nil, Env("merge --apply: the shards ran on commit %s, which %s cannot read: %v (fetch it)", shard.Base, ws, err)
 	}
-	judge := engine.JudgePathsIn(ws, merged.Subdir, shard.Command, hyps, a.Spec.TestPaths, orig)
+	judgeEdits := judge.JudgePathsIn(ws, merged.Subdir, shard.Command, hyps, a.Spec.TestPaths, orig)
 
 	rep := *merged
 	rep.Workspace, rep.Subdir = ws, subdir
@@ -117,8 +118,8 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 		// What the record says of each hypothesis's edits is the spec's, as
 		// resolved here: a shard report's diff, files and judge_edits are
 		// not what shadow apply, show or watch of this record will use.
-		c.JudgeEdits = append([]string{}, judge[r.Name]...)
-		c.Diff, c.Files, c.Deleted = engine.HypDiff(byName[r.Name], orig)
+		c.JudgeEdits = append([]string{}, judgeEdits[r.Name]...)
+		c.Diff, c.Files, c.Deleted = judge.HypDiff(byName[r.Name], orig)
 		rep.Hypotheses[i] = &c
 	}
 	now := time.Now()
@@ -142,7 +143,7 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 		event(engine.Event{Kind: engine.KindHypFinished, Hyp: r.Name, Result: r})
 	}
 
-	rep.Applied, rep.ApplyError = applyWinner(ws, &rep, hyps, judge, orig, shard.Base, a)
+	rep.Applied, rep.ApplyError = applyWinner(ws, &rep, hyps, judgeEdits, orig, shard.Base, a)
 	event(engine.Event{Kind: engine.KindRunFinished, Report: &rep})
 	if err := rec.Finish(&rep); err != nil {
 		fmt.Fprintln(a.notices(), "shadow: record the merged report:", err)
@@ -153,11 +154,11 @@ func ApplyMerge(merged *engine.Report, shard *engine.ShardInfo, a MergeApply) (*
 // applyWinner writes the winner's files (its code, or all of it with
 // WithTests or the spec's allow_test_edits) and returns what it wrote, or
 // why it wrote nothing.
-func applyWinner(ws string, rep *engine.Report, hyps []engine.Hypothesis, judge map[string][]string, orig map[string]engine.FileState, base string, a MergeApply) ([]string, string) {
+func applyWinner(ws string, rep *engine.Report, hyps []engine.Hypothesis, judgeEdits map[string][]string, orig map[string]engine.FileState, base string, a MergeApply) ([]string, string) {
 	if rep.Winner == nil {
 		return []string{}, "no winner: nothing to apply"
 	}
-	if head := engine.CheckoutCommit(ws); head != base && !a.Force {
+	if head := judge.CheckoutCommit(ws); head != base && !a.Force {
 		return []string{}, fmt.Sprintf("the checkout moved since the shards ran: HEAD is %.12s, the shards ran on %.12s; nothing written (check out %.12s, or --force to apply over HEAD: every file it writes must still hold what it held there)", head, base, base)
 	}
 	var h engine.Hypothesis
@@ -167,7 +168,7 @@ func applyWinner(ws string, rep *engine.Report, hyps []engine.Hypothesis, judge 
 		}
 	}
 	if !a.WithTests && !a.Spec.AllowTestEdits {
-		h = engine.CodeOnly(h, judge[h.Name])
+		h = judge.CodeOnly(h, judgeEdits[h.Name])
 	}
 	if h.IsBaseline() || snap.AlreadyApplied(ws, h) {
 		return []string{}, ""

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
 )
 
 // merge --apply writes through the same refusal as every apply: a winner
@@ -24,7 +25,7 @@ func TestMergeApplyNeverWritesAGitDir(t *testing.T) {
 	rep := &engine.Report{Winner: &name}
 	orig := engine.ReadOriginals(ws, []engine.Hypothesis{h})
 	for _, force := range []bool{false, true} {
-		applied, why := applyWinner(ws, rep, []engine.Hypothesis{h}, nil, orig, engine.CheckoutCommit(ws), MergeApply{WithTests: true, Force: force})
+		applied, why := applyWinner(ws, rep, []engine.Hypothesis{h}, nil, orig, judge.CheckoutCommit(ws), MergeApply{WithTests: true, Force: force})
 		if len(applied) != 0 || !strings.Contains(why, "vendor/lib/") {
 			t.Errorf("force %v: applied %v, %q", force, applied, why)
 		}

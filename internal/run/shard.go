@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
 	"github.com/shadow-dev/shadow/internal/shard"
 )
 
@@ -28,7 +29,7 @@ func shardHyps(o Options, spec *engine.Spec, specJSON []byte, ws string, command
 	if err != nil {
 		return nil, nil, Usage("%v", err)
 	}
-	info := &engine.ShardInfo{Count: s.Count, Command: command, Base: engine.CheckoutCommit(ws)}
+	info := &engine.ShardInfo{Count: s.Count, Command: command, Base: judge.CheckoutCommit(ws)}
 	if !given || o.ShardIndexEnv != "" {
 		idx, from, err := shard.IndexFromEnv(o.ShardIndexEnv, s.Count, os.Getenv)
 		if err != nil {
@@ -44,7 +45,7 @@ func shardHyps(o Options, spec *engine.Spec, specJSON []byte, ws string, command
 	if b, err := json.MarshalIndent(&unsharded, "", "  "); err == nil {
 		specJSON = b
 	}
-	info.SpecSHA256 = engine.ShardDigest(specJSON, hyps)
+	info.SpecSHA256 = judge.ShardDigest(specJSON, hyps)
 	var names []string
 	for _, h := range hyps {
 		info.Hypotheses = append(info.Hypotheses, h.Name)

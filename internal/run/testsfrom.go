@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shadow-dev/shadow/engine"
+	"github.com/shadow-dev/shadow/engine/judge"
 )
 
 // layTestsFrom resolves the run's tests written before the candidates
@@ -16,7 +17,7 @@ import (
 // are and nil. A refusal is a usage error (exit 2, nothing written) that
 // names the option or field, the source and the file. notices (nil: none)
 // hears of a file of theirs that replaces the checkout's code.
-func layTestsFrom(ctx context.Context, notices io.Writer, given, cwd string, spec *engine.Spec, specDir, ws string, lim engine.Limits, hyps []engine.Hypothesis) ([]engine.Hypothesis, *engine.TestsFrom, error) {
+func layTestsFrom(ctx context.Context, notices io.Writer, given, cwd string, spec *engine.Spec, specDir, ws string, lim engine.Limits, hyps []engine.Hypothesis) ([]engine.Hypothesis, *judge.TestsFrom, error) {
 	field, src, dir := "--tests-from", given, cwd
 	if src == "" {
 		if spec.TestsFrom == "" {
@@ -24,18 +25,18 @@ func layTestsFrom(ctx context.Context, notices io.Writer, given, cwd string, spe
 		}
 		field, src, dir = "tests_from", spec.TestsFrom, specDir
 	}
-	tf, err := engine.ResolveTestsFrom(ctx, field, src, dir, ws, lim)
+	tf, err := judge.ResolveTestsFrom(ctx, field, src, dir, ws, lim)
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
 	}
 	if err != nil {
 		return nil, nil, Usage("%v", err)
 	}
-	out, err := engine.WithTestsFrom(hyps, tf)
+	out, err := judge.WithTestsFrom(hyps, tf)
 	if err != nil {
 		return nil, nil, Usage("%s: %s: %v", field, tf.Source, err)
 	}
-	if code := engine.TestsFromCode(tf, spec.TestPaths, ws); len(code) > 0 && notices != nil {
+	if code := judge.TestsFromCode(tf, spec.TestPaths, ws); len(code) > 0 && notices != nil {
 		fmt.Fprintf(notices, "shadow: %s: %s replace(s) the checkout's %s, which no test_paths glob names: for this run they are the judge's, so a candidate's change there is its proposal, not its code\n", field, tf.Source, strings.Join(code, ", "))
 	}
 	return out, tf, nil
