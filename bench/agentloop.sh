@@ -60,7 +60,7 @@ for side in bare shadow; do
   cp -r "$src" "$tmp/$side" && chmod -R u+w "$tmp/$side"
   (cd "$tmp/$side" && git init -q . && git add -A >/dev/null && git -c user.email=b@b -c user.name=b commit -qm init)
 done
-cmd=(go test -count=1 ./cmp/...)
+cmd=("${gocmp_test[@]}")
 # The user has built the initial code once: the shared cache is warm for it.
 (cd "$tmp/bare" && inhome go mod download >/dev/null 2>&1 || true; cd "$tmp/bare" && inhome "${cmd[@]}" >/dev/null 2>&1)
 
@@ -95,7 +95,7 @@ spec() {
 }
 # bareround R: the loop without shadow, in the bare checkout.
 bareround() {
-  local r=$1 k f files=($FILES) cmd=(go test -count=1 ./cmp/...)
+  local r=$1 k f files=($FILES) cmd=("${gocmp_test[@]}")
   cd "$tmp/bare"
   for k in 1 2 3 4; do
     f=${files[k-1]}

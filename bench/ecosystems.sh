@@ -159,7 +159,7 @@ EOF
 # cmt (the comment prefix) and inst (the worktree's install, or empty).
 setup_go() {
   ws="$tmp/ws-go"; cp -r "$cache/go-cmp-0.7.0" "$ws"
-  cmd=(go test -count=1 ./cmp/...)
+  cmd=("${gocmp_test[@]}")
   files=(cmp/compare.go cmp/options.go cmp/path.go)
   cmt='//'; inst=''
 }

@@ -28,7 +28,7 @@ src=$(GOFLAGS=-mod=mod go mod download -json github.com/google/go-cmp@v0.7.0 | p
 ws="$tmp/go-cmp"
 cp -r "$src" "$ws" && chmod -R u+w "$ws"
 (cd "$ws" && git init -q . && git add -A >/dev/null && git -c user.email=b@b -c user.name=b commit -qm init)
-cmd=(go test -count=1 ./cmp/...)
+cmd=("${gocmp_test[@]}")
 
 # cputime CMD...: user+system seconds of CMD and everything it waited for
 # (the sandbox init reaps the command's processes), steadier than the

@@ -108,7 +108,7 @@ cp -r "$src" "$gws" && chmod -R u+w "$gws"
 printf '{"hypotheses":[{"name":"baseline"}' > "$tmp/five.json"
 for i in 1 2 3 4; do printf ',{"name":"h%d","edits":[{"path":"NOTES-%d.txt","content":"x\\n"}]}' "$i" "$i" >> "$tmp/five.json"; done
 printf ']}\n' >> "$tmp/five.json"
-gcmd=(go test -count=1 ./cmp/...)
+gcmd=("${gocmp_test[@]}")
 for i in $(seq "$cold"); do
   h=$(fresh gocmp-off); off=$(cpuwall "$h" "$shadow" --headless --no-record --no-warm -C "$gws" "$tmp/five.json" -- "${gcmd[@]}")
   h=$(fresh gocmp-on); on1=$(cpuwall "$h" "$shadow" --headless --no-record -C "$gws" "$tmp/five.json" -- "${gcmd[@]}")

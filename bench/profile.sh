@@ -103,5 +103,5 @@ pkginit() { awk '/^init /{s+=$5; if ($5 > 0.5) top = top sprintf(" %s %.1f;", $2
 echo "== Go package init: shadow itself $(GODEBUG=inittrace=1 "$shadow" version 2>&1 >/dev/null | pkginit)"
 echo "   each sandbox init (overlay/nsinit takes over early) $(GODEBUG=inittrace=1 bash -c "exec -a shadow-sandbox-init $shadow" 2>&1 | pkginit)"
 profile "true on a 1k-file checkout" "$small" true
-[ -n "$gocmp" ] && { (cd "$gocmp" && go test -count=1 ./cmp/... >/dev/null 2>&1) || true; profile "go test -count=1 ./cmp/... on go-cmp" "$gocmp" go test -count=1 ./cmp/...; }
+[ -n "$gocmp" ] && { (cd "$gocmp" && "${gocmp_test[@]}" >/dev/null 2>&1) || true; profile "go test -count=1 ./cmp/... on go-cmp" "$gocmp" "${gocmp_test[@]}"; }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -9,15 +9,18 @@
 #   2. 40 hypotheses of `true`, -j 1, on a 1k-file workspace, as its
 #      section 2 (the fixed cost per hypothesis).
 # Prints the medians and the ratio this/BASE (below 1: this tree is cheaper).
-# usage: bench/versus.sh BASE [ROUNDS]   (default 5)
+# usage: bench/versus.sh BASE [ROUNDS]   (default 5; SHORT=1: one round,
+#   BASE this tree's HEAD unless given, so that CI runs it as written)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-base=${1:?usage: bench/versus.sh BASE [ROUNDS]}
+. bench/lib.sh  # cpu, median, short
+base=${1:-}
 rounds=${2:-5}
+if short; then base=${base:-HEAD} rounds=1; fi
+[ -n "$base" ] || { echo "usage: bench/versus.sh BASE [ROUNDS]" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/shadow-versus.XXXXXX)
-trap 'git worktree remove --force "$tmp/before" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+trap 'git worktree remove --force "$tmp/before" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME="$tmp/state"
-. bench/lib.sh  # cpu, median
 
 # Both static, as the Makefile builds them (overhead.sh says why).
 git worktree add -q --detach "$tmp/before" "$base" >/dev/null
